@@ -1,0 +1,23 @@
+# CONTRACT.md: make run, make test, make bench work from a fresh clone.
+SHELL := /bin/bash
+NODE_MODULES_STAMP := node_modules/.install-stamp
+
+.PHONY: run test bench install typecheck
+
+install: $(NODE_MODULES_STAMP)
+
+$(NODE_MODULES_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(NODE_MODULES_STAMP)
+
+run: install
+	npx tsx api/main.ts
+
+typecheck: install
+	npx tsc --noEmit -p .
+
+test: install
+	bash engine/testing/run-tests.sh
+
+bench: install
+	npx tsx bench/run.ts
