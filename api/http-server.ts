@@ -1,0 +1,161 @@
+// Mounts declared routes on uWebSockets.js: auth, rate limit, bounded body, compiled schema
+// check, handler, reply, metrics and one log line per request. uWS specifics stay here.
+import { randomUUID } from 'node:crypto';
+import uws from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { BadRequestError, DomainError } from '../engine/errors.ts';
+import { settingsFor, type ServiceConfig } from '../engine/config.ts';
+import type { Logger } from '../engine/log.ts';
+import { BODY_BYTES_MAX } from '../engine/limits.ts';
+import { AuthError, type Authenticator } from './auth.ts';
+import { readBody } from './body.ts';
+import type { Metrics } from './metrics.ts';
+import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
+import { budgetOf, RateLimiter } from './rate-limit.ts';
+import type { Reply, RequestContext, Route } from './route.ts';
+import { compileValidator } from './validation.ts';
+
+export interface HttpDeps {
+  config: Readonly<ServiceConfig>;
+  auth: Authenticator;
+  metrics: Metrics;
+  log: Logger;
+  errorsBase: string;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 204: '204 No Content', 400: '400 Bad Request', 401: '401 Unauthorized',
+  403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 409: '409 Conflict',
+  413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity',
+  429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
+};
+
+/** The native µWS build must load; the pure-JS fallback is far too slow to serve (issue 2). */
+export function assertNativeUws(): void {
+  const native = typeof uws.App === 'function' && Function.prototype.toString.call(uws.App).includes('[native code]');
+  if (!native) {
+    throw new Error('uWebSockets.js fell back to its pure-JS implementation (no native build for this Node version). Use Node 20 on Linux x64.');
+  }
+}
+
+interface Aborted { aborted: boolean }
+
+function send(res: HttpResponse, state: Aborted, reply: Reply | ErrorReply, requestId: string, closeConnection = false): void {
+  if (state.aborted) return;
+  const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.cork(() => {
+    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+    res.writeHeader('X-Request-Id', requestId);
+    if (body !== undefined) res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
+    for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value);
+    if (body === undefined) res.endWithoutBody(0, closeConnection);
+    else res.end(body, closeConnection);
+  });
+}
+
+function toUwsPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function paramNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+}
+
+export function isJson(contentType: string): boolean {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function parseJsonBody(raw: ArrayBuffer, contentType: string): unknown {
+  if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
+  if (raw.byteLength === 0) throw new BadRequestError('The request body is empty; a JSON object is expected', [{ field: '(body)', message: 'empty' }]);
+  try {
+    return JSON.parse(Buffer.from(raw).toString('utf8'));
+  } catch (error) {
+    throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, [{ field: '(body)', message: 'invalid JSON' }]);
+  }
+}
+
+export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps): void {
+  const limiter = new RateLimiter();
+  for (const route of routes) {
+    const validate = route.body ? compileValidator(route.body) : undefined;
+    const names = paramNames(route.path);
+    const bodyBytesMax = route.bodyBytesMax ?? BODY_BYTES_MAX;
+    const budget = budgetOf(route.method, route.path);
+    const takesBody = route.method !== 'get' && (route.body !== undefined || route.rawBody === true);
+    const handler = (res: HttpResponse, req: HttpRequest) => {
+      // Everything from req must be read before the first await (uWS stack-allocates it).
+      const started = process.hrtime.bigint();
+      const state: Aborted = { aborted: false };
+      res.onAborted(() => { state.aborted = true; });
+      const requestId = req.getHeader('x-request-id') || randomUUID();
+      const authorization = req.getHeader('authorization');
+      const contentType = req.getHeader('content-type');
+      const lengthHeader = req.getHeader('content-length');
+      const params: Record<string, string> = {};
+      names.forEach((name, i) => { params[name] = decodeURIComponent(req.getParameter(i) ?? ''); });
+      const query = new URLSearchParams(req.getQuery() ?? '');
+      const contentLength = lengthHeader ? Number(lengthHeader) : undefined;
+      let tenant: string | undefined;
+      const finish = (reply: Reply | ErrorReply, closeConnection = false) => {
+        send(res, state, reply, requestId, closeConnection);
+        const labels = { route: route.path, method: route.method, status: String(reply.status) };
+        deps.metrics.requests.inc(labels);
+        deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        deps.log.info({ requestId, route: route.path, method: route.method, status: reply.status, tenant, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      };
+      const run = async () => {
+        let caller = undefined as unknown as RequestContext['caller'];
+        if (!route.public) {
+          try {
+            caller = await deps.auth.authenticate(authorization);
+          } catch (error) {
+            if (error instanceof AuthError) return finish(unauthorized(error.message), takesBody);
+            throw error;
+          }
+          tenant = caller.tenant;
+          try {
+            limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
+          } catch (error) {
+            deps.metrics.limitHits.inc({ limit: 'rate' });
+            return finish(toErrorReply(error, deps.errorsBase), takesBody);
+          }
+        }
+        let rawBody: ArrayBuffer | undefined;
+        let body: unknown;
+        if (takesBody) {
+          try {
+            rawBody = await readBody(res, contentLength, bodyBytesMax);
+          } catch (error) {
+            deps.metrics.limitHits.inc({ limit: 'body-bytes' });
+            return finish(toErrorReply(error, deps.errorsBase), true);
+          }
+          if (route.body) {
+            body = parseJsonBody(rawBody, contentType);
+            validate?.(body);
+          }
+        }
+        const reply = await route.handle({
+          caller, params, query, body, rawBody: route.rawBody ? rawBody : undefined,
+          headers: { contentType, authorization }, requestId, log: deps.log,
+        });
+        finish(reply);
+      };
+      run().catch((error: unknown) => {
+        if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId, route: route.path }, 'request failed');
+        finish(toErrorReply(error, deps.errorsBase));
+      });
+    };
+    const path = toUwsPath(route.path);
+    if (route.method === 'get') app.get(path, handler);
+    else if (route.method === 'post') app.post(path, handler);
+    else if (route.method === 'put') app.put(path, handler);
+    else app.del(path, handler);
+  }
+  app.any('/*', (res, req) => {
+    const requestId = req.getHeader('x-request-id') || randomUUID();
+    const path = req.getUrl();
+    send(res, { aborted: false }, { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path}` } } }, requestId, true);
+  });
+}

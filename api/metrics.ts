@@ -1,0 +1,34 @@
+// Prometheus metrics (CONTRACT "Operational endpoints"): request counts and latencies by
+// route and status, limit hits, ingest rate and lag, store timings. One registry per server.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'route' | 'method' | 'status'>;
+  requestSeconds: Histogram<'route' | 'method' | 'status'>;
+  limitHits: Counter<'limit'>;
+  datapointsIngested: Counter<'mode'>;
+  ingestLagSeconds: Gauge;
+  storeSeconds: Histogram<'store' | 'operation'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
+    requestSeconds: new Histogram({
+      name: 'http_request_duration_seconds', help: 'HTTP request latency by route, method and status',
+      labelNames: ['route', 'method', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    limitHits: new Counter({ name: 'limit_hits_total', help: 'How often each limit refused a request', labelNames: ['limit'], registers: [registry] }),
+    datapointsIngested: new Counter({ name: 'datapoints_ingested_total', help: 'Data points acknowledged', labelNames: ['mode'], registers: [registry] }),
+    ingestLagSeconds: new Gauge({ name: 'ingest_lag_seconds', help: 'Age of the oldest unacknowledged ingest batch', registers: [registry] }),
+    storeSeconds: new Histogram({
+      name: 'store_operation_seconds', help: 'Store call latency', labelNames: ['store', 'operation'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5], registers: [registry],
+    }),
+  };
+}

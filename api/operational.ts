@@ -1,0 +1,102 @@
+// Operational endpoints without token (CONTRACT): /health, /openapi.json, /metrics; the dev
+// identity provider POST /oauth/token; and GET /settings (token required).
+import { timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { TenantSettings } from '../schemas/config.ts';
+import { settingsFor } from '../engine/config.ts';
+import { mintToken } from './auth.ts';
+import { ok, type Reply, type Route } from './route.ts';
+import type { Services } from './services.ts';
+
+export interface HealthCheck {
+  name: string;
+  ping(): Promise<void>;
+}
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer(),
+});
+
+function oauthError(status: number, error: string, description: string): Reply {
+  return { status, body: { error, error_description: description } };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** client_credentials from a form or JSON body, or HTTP Basic (RFC 6749 §2.3.1, §4.4). */
+function tokenRequest(raw: ArrayBuffer | undefined, contentType: string, authorization: string): Record<string, string> {
+  const text = raw ? Buffer.from(raw).toString('utf8') : '';
+  const fields: Record<string, string> = contentType.includes('json')
+    ? (() => { try { return JSON.parse(text) as Record<string, string>; } catch { return {}; } })()
+    : Object.fromEntries(new URLSearchParams(text));
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization);
+  if (basic?.[1]) {
+    const [id, secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    fields['client_id'] ??= decodeURIComponent(id ?? '');
+    fields['client_secret'] ??= decodeURIComponent(secret ?? '');
+  }
+  return fields;
+}
+
+export function operationalRoutes(services: Services, checks: HealthCheck[], openapi: () => unknown, secret: () => string | undefined): Route[] {
+  return [
+    {
+      method: 'get', path: '/health', operationId: 'health', tag: 'Operations', public: true,
+      summary: 'ok once every store answers; 503 otherwise',
+      responses: { 200: { description: 'every store answers', schema: Type.Object({ status: Type.Literal('ok') }) }, 503: { description: 'a store does not answer' } },
+      async handle() {
+        const failed: string[] = [];
+        await Promise.all(checks.map((c) => c.ping().catch(() => failed.push(c.name))));
+        return failed.length === 0 ? ok({ status: 'ok' }) : { status: 503, body: { status: 'unavailable', failing: failed } };
+      },
+    },
+    {
+      method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', public: true,
+      summary: 'This OpenAPI 3.1 description, generated from the schemas the server validates with',
+      responses: { 200: { description: 'OpenAPI document' } },
+      async handle() {
+        return ok(openapi());
+      },
+    },
+    {
+      method: 'get', path: '/metrics', operationId: 'metrics', tag: 'Operations', public: true,
+      summary: 'Prometheus metrics',
+      responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain', schema: Type.String() } },
+      async handle() {
+        return { status: 200, body: await services.metrics.registry.metrics(), contentType: services.metrics.registry.contentType };
+      },
+    },
+    {
+      method: 'post', path: '/oauth/token', operationId: 'oauthToken', tag: 'Operations', public: true, rawBody: true,
+      summary: 'Dev identity provider: OAuth 2.0 client-credentials grant for clients listed in SERVICE_CONFIG.oauthClients',
+      description: 'Form (application/x-www-form-urlencoded) or JSON body with grant_type=client_credentials, client_id, client_secret (or HTTP Basic). Issues the same HS256 token as `npm run token`, with the client\'s organization, sub (default: the client id) and data set grants.',
+      rawBodySchema: Type.Object({ grant_type: Type.Literal('client_credentials'), client_id: Type.String(), client_secret: Type.String(), scope: Type.Optional(Type.String()) }),
+      responses: { 200: { description: 'token', schema: TokenResponse }, 400: { description: 'unsupported grant type' }, 401: { description: 'unknown client or wrong secret' } },
+      async handle({ rawBody, headers }) {
+        const fields = tokenRequest(rawBody, headers.contentType, headers.authorization);
+        if (fields['grant_type'] !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'only client_credentials is supported');
+        const client = services.config.policy.oauthClients?.[fields['client_id'] ?? ''];
+        const key = secret();
+        if (!client || !key || !sameSecret(client.clientSecret, fields['client_secret'] ?? '')) return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
+        const expiresIn = client.tokenTtlSeconds ?? 3600;
+        const token = mintToken({
+          secret: key, organization: client.organization, sub: client.sub ?? (fields['client_id'] as string),
+          read: client.datasets?.read, write: client.datasets?.write, expiresInSeconds: expiresIn,
+        });
+        return ok({ access_token: token, token_type: 'Bearer', expires_in: expiresIn });
+      },
+    },
+    {
+      method: 'get', path: '/settings', operationId: 'tenantSettings', tag: 'Tenant settings',
+      summary: "The caller's tenant settings in effect (rate limits, quotas, ceilings, WebSocket caps, files)",
+      responses: { 200: { description: 'settings', schema: TenantSettings } },
+      async handle({ caller }) {
+        return ok(settingsFor(services.config, caller.tenant));
+      },
+    },
+  ];
+}

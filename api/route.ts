@@ -1,0 +1,61 @@
+// What a route module declares: method, path, schemas (the single source of validation and
+// of /openapi.json) and a handler that takes a parsed request and returns a Reply.
+import type { TSchema } from '@sinclair/typebox';
+import type { Caller } from '../engine/grants/claims.ts';
+import type { Logger } from '../engine/log.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+export interface RequestContext {
+  /** Absent only on public routes. */
+  caller: Caller;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The validated JSON body (routes with `body`). */
+  body: unknown;
+  /** The raw body (routes with `rawBody`), owned by the handler, transferable. */
+  rawBody?: ArrayBuffer;
+  headers: { contentType: string; authorization: string };
+  requestId: string;
+  log: Logger;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+}
+
+export interface Route {
+  method: Method;
+  /** OpenAPI-style path: `/timeseries/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** No token needed (operational endpoints, the dev identity provider). */
+  public?: boolean;
+  /** Body limit; defaults to BODY_BYTES_MAX. */
+  bodyBytesMax?: number;
+  /** JSON body schema, validated before the handler runs. */
+  body?: TSchema;
+  /** Hand the body to the handler unparsed (POST /timeseries/data goes to workers). */
+  rawBody?: boolean;
+  /** Documented body schema when rawBody is set. */
+  rawBodySchema?: TSchema;
+  /** Documentation of query parameters: name → schema. Handlers parse them. */
+  query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
+  responses: Record<number, ResponseSpec>;
+  handle(ctx: RequestContext): Promise<Reply>;
+}
+
+export const noContent = (): Reply => ({ status: 204 });
+export const ok = (body: unknown, status = 200): Reply => ({ status, body });

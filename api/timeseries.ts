@@ -1,0 +1,141 @@
+// Time series routes (SPEC "Time series"), other than the /timeseries/data family.
+import { Type } from '@sinclair/typebox';
+import {
+  TimeSeriesByIdsRequest, TimeSeriesCollection, TimeSeriesCreateRequest, TimeSeriesDeleteRequest, TimeSeriesFilterRequest,
+  TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
+  type TimeSeriesFilterRequest as FilterBody, type TimeSeriesSearchRequest as SearchBody, type TimeSeriesCreate, type TimeSeriesUpdateItem,
+} from '../schemas/timeseries.ts';
+import { BadRequestError, type Identifier } from '../engine/errors.ts';
+import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX, TIMESERIES_SEARCH_LIMIT_DEFAULT } from '../engine/limits.ts';
+import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from '../engine/meta/timeseries-write.ts';
+import { filterTimeSeries, getTimeSeries, searchTimeSeries, timeSeriesByIds } from '../engine/meta/timeseries-read.ts';
+import { noContent, ok, type Route } from './route.ts';
+import type { Services } from './services.ts';
+
+const TAG = 'Time series';
+
+/** SPEC: GET /timeseries answers a bad `limit` or `dataSetId` with a plain string body. */
+function plain400(message: string) {
+  return { status: 400, body: message, contentType: 'text/plain; charset=utf-8' };
+}
+
+export function timeseriesRoutes(services: Services): Route[] {
+  const db = services.relational.pool;
+  return [
+    {
+      method: 'get', path: '/timeseries', operationId: 'listTimeSeries', tag: TAG,
+      summary: 'List time series, newest first',
+      description: `\`limit\` defaults to ${TIMESERIES_LIST_LIMIT_DEFAULT} (the parameter's documented default; SPEC's prose says 100), max ${TIMESERIES_LIST_LIMIT_MAX}. \`dataSetId\` includes descendant data sets; unreadable ones are silently omitted. A bad \`limit\` or \`dataSetId\` is a 400 with a plain-text body.`,
+      query: {
+        limit: { schema: Type.Integer({ minimum: 1, maximum: TIMESERIES_LIST_LIMIT_MAX, default: TIMESERIES_LIST_LIMIT_DEFAULT }), description: 'page size' },
+        dataSetId: { schema: Type.Integer(), description: 'only series in this data set or its descendants' },
+        cursor: { schema: Type.String(), description: 'nextCursor of the previous page' },
+      },
+      responses: { 200: { description: 'time series, newest first', schema: TimeSeriesPage }, 400: { description: 'bad limit or dataSetId (text/plain)', contentType: 'text/plain', schema: Type.String() } },
+      async handle({ caller, query }) {
+        const rawLimit = query.get('limit');
+        const limit = rawLimit === null ? TIMESERIES_LIST_LIMIT_DEFAULT : Number(rawLimit);
+        if (!/^\d+$/.test(rawLimit ?? '1') || !Number.isInteger(limit) || limit < 1 || limit > TIMESERIES_LIST_LIMIT_MAX) {
+          return plain400(`limit must be a positive integer up to ${TIMESERIES_LIST_LIMIT_MAX}, got "${rawLimit}"`);
+        }
+        const rawDataSet = query.get('dataSetId');
+        if (rawDataSet !== null && !/^\d+$/.test(rawDataSet)) return plain400(`dataSetId must be a number, got "${rawDataSet}"`);
+        const access = await services.access(caller);
+        const filter = rawDataSet !== null ? { dataSetId: { id: Number(rawDataSet) } } : undefined;
+        return ok(await filterTimeSeries(db, access, { filter, limit, cursor: query.get('cursor') ?? undefined }));
+      },
+    },
+    {
+      method: 'get', path: '/timeseries/{id}', operationId: 'getTimeSeries', tag: TAG,
+      summary: 'Get one time series by id',
+      responses: { 200: { description: 'a collection of one', schema: TimeSeriesCollection }, 400: { description: 'id is not an integer' }, 404: { description: 'missing or not readable (indistinguishable)' } },
+      async handle({ caller, params }) {
+        const id = Number(params['id']);
+        if (!/^\d+$/.test(params['id'] ?? '') || !Number.isSafeInteger(id)) {
+          throw new BadRequestError(`id must be an integer, got "${params['id']}"`, [{ field: 'id', message: 'not an integer', value: params['id'] }]);
+        }
+        const access = await services.access(caller);
+        return ok({ items: [await getTimeSeries(db, access, id)] });
+      },
+    },
+    {
+      method: 'post', path: '/timeseries/byids', operationId: 'timeSeriesByIds', tag: TAG,
+      summary: 'Retrieve time series by id or externalId; misses are silently omitted',
+      body: TimeSeriesByIdsRequest,
+      responses: { 200: { description: 'found time series, in request order', schema: TimeSeriesCollection }, 400: { description: 'invalid request' } },
+      async handle({ caller, body }) {
+        const access = await services.access(caller);
+        return ok({ items: await timeSeriesByIds(db, access, (body as { items: Identifier[] }).items) });
+      },
+    },
+    {
+      method: 'post', path: '/timeseries/create', operationId: 'createTimeSeries', tag: TAG,
+      summary: 'Create time series (all-or-nothing)',
+      body: TimeSeriesCreateRequest,
+      responses: {
+        201: { description: 'created, with ids', schema: TimeSeriesCollection },
+        400: { description: 'missing required field, invalid valueType, unknown dataSetId or unit' },
+        403: { description: 'no write grant on a dataSetId' },
+        409: { description: 'DuplicateError listing `duplicated` externalIds' },
+        422: { description: 'field caps (lengths, metadata, labels) exceeded' },
+      },
+      async handle({ caller, body }) {
+        const access = await services.access(caller);
+        return ok({ items: await createTimeSeries(services.relational, access, (body as { items: TimeSeriesCreate[] }).items) }, 201);
+      },
+    },
+    {
+      method: 'post', path: '/timeseries/update', operationId: 'updateTimeSeries', tag: TAG,
+      summary: 'Update time series with set / setNull / add / remove (all-or-nothing)',
+      description: 'Verbs: `set`, `setNull: true`; `metadata` and `labels` also take `add` and `remove`. 400: no identifier, not found, `set` with `setNull`, `setNull` on name or externalId, a valueType change. 409: the new externalId is taken.',
+      body: TimeSeriesUpdateRequest,
+      responses: {
+        200: { description: 'time series after update', schema: TimeSeriesCollection },
+        400: { description: 'invalid update' }, 403: { description: 'no write grant' }, 409: { description: 'DuplicateError or ConflictError' }, 422: { description: 'field caps' },
+      },
+      async handle({ caller, body }) {
+        const access = await services.access(caller);
+        return ok({ items: await updateTimeSeries(services.relational, access, (body as { items: TimeSeriesUpdateItem[] }).items) });
+      },
+    },
+    {
+      method: 'post', path: '/timeseries/filter', operationId: 'filterTimeSeries', tag: TAG,
+      summary: 'Filter time series with cursor paging',
+      description: 'Fields AND-ed. `externalId`, `name`, `source`, `unit`, `unitExternalId` are pattern lists (`*` and `%` wildcards, `_` literal, case-insensitive; no wildcard = exact). `labels`: all must be present. `metadata`: every entry; null matches the key alone. Sort by one property; `id` is appended. Default: newest created first. The cursor is bound to its sort (a cursor from another sort is a 400).',
+      body: TimeSeriesFilterRequest,
+      responses: { 200: { description: 'a page', schema: TimeSeriesPage }, 400: { description: 'invalid filter, sort or cursor' } },
+      async handle({ caller, body }) {
+        const request = body as FilterBody;
+        const access = await services.access(caller);
+        return ok(await filterTimeSeries(db, access, { filter: request.filter, limit: request.limit ?? TIMESERIES_LIST_LIMIT_DEFAULT, sort: request.sort, cursor: request.cursor }));
+      },
+    },
+    {
+      method: 'post', path: '/timeseries/search', operationId: 'searchTimeSeries', tag: TAG,
+      summary: 'Fuzzy search over name, externalId and description, ranked by relevance',
+      body: TimeSeriesSearchRequest,
+      responses: { 200: { description: 'ranked by relevance, id as tie-break', schema: TimeSeriesCollection }, 400: { description: 'invalid request' } },
+      async handle({ caller, body }) {
+        const request = body as SearchBody;
+        const access = await services.access(caller);
+        return ok({ items: await searchTimeSeries(db, access, { search: request.search.query, filter: request.filter, limit: request.limit ?? TIMESERIES_SEARCH_LIMIT_DEFAULT }) });
+      },
+    },
+    ...(['post', 'delete'] as const).map((method): Route => ({
+      method, path: '/timeseries/delete', operationId: method === 'post' ? 'deleteTimeSeries' : 'deleteTimeSeriesWithDelete', tag: TAG,
+      summary: 'Delete time series (idempotent); their data points are purged in the background',
+      body: TimeSeriesDeleteRequest,
+      responses: {
+        204: { description: 'deleted (unknown identifiers skipped)' },
+        400: { description: 'a target starts a relationship or is bound to a subscription; `fields` name it' },
+        403: { description: 'no write grant' }, 409: { description: 'ConflictError' },
+      },
+      async handle({ caller, body }) {
+        const access = await services.access(caller);
+        const ids = await deleteTimeSeries(services.relational, access, (body as { items: Identifier[] }).items);
+        if (ids.length > 0) services.onTimeSeriesDeleted(access.tenant, ids);
+        return noContent();
+      },
+    })),
+  ];
+}

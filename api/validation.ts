@@ -1,0 +1,51 @@
+// Compiled TypeBox checks (compiled once at start-up, STYLE §2) and the mapping of their
+// findings to SPEC's errors: structural problems (wrong type, missing required field,
+// unknown enum value, batch caps on `items`) are 400; a field that fails a length or
+// character rule is 422 (SPEC Errors: "field failed validation (length, characters,
+// required-ness)").
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { BadRequestError, UnprocessableError, type FieldProblem } from '../engine/errors.ts';
+
+const FIELD_CAP_ERRORS = new Set<ValueErrorType>([
+  ValueErrorType.StringMaxLength,
+  ValueErrorType.StringMinLength,
+  ValueErrorType.StringPattern,
+  ValueErrorType.ObjectMaxProperties,
+]);
+
+/** `/items` (the envelope) and its size are batch caps: 400, split the batch. */
+function isBatchCap(error: ValueError): boolean {
+  return /^\/items$/.test(error.path) || (error.type === ValueErrorType.ArrayMaxItems && error.path.split('/').length <= 2);
+}
+
+function toField(error: ValueError): FieldProblem {
+  const segments = error.path.split('/').slice(1);
+  const index = segments[0] === 'items' && segments[1] !== undefined ? Number(segments[1]) : undefined;
+  const field = segments.length ? segments.join('.') : '(body)';
+  const value = typeof error.value === 'string' && error.value.length > 80 ? `${error.value.slice(0, 80)}…` : error.value;
+  return { field, message: error.message, ...(value !== undefined && typeof value !== 'object' ? { value } : {}), ...(index !== undefined && Number.isInteger(index) ? { index } : {}) };
+}
+
+/** One finding per field path: the first (most specific) message wins. */
+function firstPerPath(errors: ValueError[]): ValueError[] {
+  const seen = new Map<string, ValueError>();
+  for (const error of errors) if (!seen.has(error.path)) seen.set(error.path, error);
+  return [...seen.values()];
+}
+
+export type Validator = (value: unknown) => void;
+
+export function compileValidator(schema: TSchema, what = 'request body'): Validator {
+  const check = TypeCompiler.Compile(schema);
+  return (value) => {
+    if (check.Check(value)) return;
+    const errors = firstPerPath([...check.Errors(value)]).slice(0, 100);
+    const structural = errors.filter((e) => !FIELD_CAP_ERRORS.has(e.type) || isBatchCap(e));
+    if (structural.length > 0) {
+      throw new BadRequestError(`Invalid ${what}: ${structural.map((e) => `${toField(e).field}: ${e.message}`).slice(0, 5).join('; ')}`, structural.map(toField));
+    }
+    throw new UnprocessableError(`Invalid ${what}: ${errors.map((e) => `${toField(e).field}: ${e.message}`).slice(0, 5).join('; ')}`, errors.map(toField));
+  };
+}

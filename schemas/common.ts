@@ -1,0 +1,45 @@
+// Shapes shared by every route family: identifiers, envelopes, caps from SPEC Conventions.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Caps mirrored from engine/limits.ts (schemas/ imports only TypeBox; a test keeps them equal). */
+export const CAPS = {
+  itemsPerRequestMax: 10_000,
+  descriptionCharsMax: 10_000,
+  metadataEntriesMax: 256,
+  metadataKeyCharsMax: 128,
+  metadataValueCharsMax: 1_024,
+  labelsMax: 64,
+  labelCharsMax: 512,
+  externalIdCharsMax: 255,
+  nameCharsMax: 255,
+} as const;
+
+export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'server-assigned 64-bit id (at most 2^53-1)' });
+export const ExternalId = Type.String({ minLength: 1, maxLength: CAPS.externalIdCharsMax, description: 'client-chosen key, unique within the tenant' });
+export const EpochMs = Type.Integer({ description: 'epoch milliseconds, UTC' });
+
+export const Description = Type.String({ maxLength: CAPS.descriptionCharsMax });
+export const Metadata = Type.Record(
+  Type.String({ maxLength: CAPS.metadataKeyCharsMax }),
+  Type.String({ maxLength: CAPS.metadataValueCharsMax }),
+  { maxProperties: CAPS.metadataEntriesMax, description: 'flat map of string to string: up to 256 entries, keys up to 128 characters, values up to 1024' },
+);
+export const Labels = Type.Array(Type.String({ minLength: 1, maxLength: CAPS.labelCharsMax }), {
+  maxItems: CAPS.labelsMax,
+  description: 'label externalIds; a new name creates the label',
+});
+
+export const IdentifierSchema = Type.Union([
+  Type.Object({ id: Id, externalId: Type.Optional(ExternalId) }),
+  Type.Object({ externalId: ExternalId, id: Type.Optional(Id) }),
+], { description: '`{ id }`, `{ externalId }` or both (both must name the same record)' });
+
+export const Items = <T extends TSchema>(item: T, maxItems: number = CAPS.itemsPerRequestMax, minItems = 1) =>
+  Type.Object({ items: Type.Array(item, { minItems, maxItems }) });
+
+export const ItemsResponse = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item) });
+
+export const PagedResponse = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Type.Optional(Type.String({ description: 'send back as `cursor` for the next page' })) });
+
+export const EmptyItems = Type.Object({ items: Type.Array(Type.Never(), { maxItems: 0 }) });
