@@ -10,8 +10,9 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $(NODE_MODULES_STAMP)
 
+# node runs our code directly (tsx as a loader), so SIGINT/SIGTERM reach the server itself.
 run: install
-	npx tsx api/main.ts
+	exec node --import tsx api/main.ts
 
 typecheck: install
 	npx tsc --noEmit -p .
