@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,33 @@ static volatile sig_atomic_t stop_requested = 0;
 static void on_signal(int signo) {
   (void)signo;
   stop_requested = 1;
+}
+
+/*
+ * The leading fields of librdkafka's struct rd_kafka_mock_cluster_s (rdkafka_mock_int.h,
+ * the same from 1.x through 2.x): cluster id, client handle, controller id.
+ */
+struct mock_cluster_head {
+  char id[32];
+  rd_kafka_t *rk;
+  int32_t controller_id;
+};
+
+/*
+ * The mock never sets its controller id, so Metadata advertises controller 0 while the
+ * brokers are numbered from 1. kafkajs's idempotent producer asks the controller for its
+ * producer id (InitProducerId) and fails with "Broker 0 not found". librdkafka 2.0.2 has
+ * no setter, so point the field at broker 1, after checking the fields we can see
+ * (id prefix, handle) match the expected layout. Returns 0 when set, -1 when not.
+ */
+static int set_controller_to_first_broker(rd_kafka_mock_cluster_t *mcluster, rd_kafka_t *rk) {
+  struct mock_cluster_head *head = (struct mock_cluster_head *)mcluster;
+  if (strncmp(head->id, "mockCluster", 11) != 0 || head->rk != rk ||
+      rd_kafka_mock_cluster_handle(mcluster) != rk || head->controller_id > 0) {
+    return -1;
+  }
+  head->controller_id = 1;
+  return 0;
 }
 
 static void usage_exit(const char *why) {
@@ -128,6 +156,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "kafka-mock-broker: rd_kafka_mock_cluster_new failed\n");
     rd_kafka_destroy(rk);
     return 1;
+  }
+
+  if (set_controller_to_first_broker(mcluster, rk) != 0) {
+    fprintf(stderr, "kafka-mock-broker: warning: unexpected mock cluster layout; "
+                    "controller id left as is (idempotent producers will not initialise)\n");
   }
 
   int replication = broker_cnt < 3 ? (int)broker_cnt : 3;
