@@ -18,6 +18,8 @@ typecheck: install
 	npx tsc --noEmit -p .
 
 test: install
+	@# The librdkafka mock broker for the Kafka-path tests (installs librdkafka-dev if missing; DESIGN.md).
+	-bash engine/testing/kafka-mock-build.sh >/dev/null
 	bash engine/testing/run-tests.sh
 
 bench: install
