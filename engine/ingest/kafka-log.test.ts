@@ -91,6 +91,7 @@ t.test('appends past the in-flight bound are refused with OverloadedError', asyn
   t.type(refusal, OverloadedError);
   t.match(refusal.message, /appendsInFlightMax=2/);
   t.equal(log.stats().appendsRefused, 2);
+  await t.rejects(log.append({ tenant, series: [{ ...makeSeries(6, 'FLOAT', 2), timestampMs: Float64Array.of(2, 1) }] }), { name: 'AssertionError' }, 'a batch breaking an invariant is refused, not sent');
   await log.append({ tenant, series: [makeSeries(5, 'FLOAT', 3)] });
   t.pass('accepts again once the in-flight appends were acknowledged');
 });

@@ -170,7 +170,13 @@ export class KafkaIngestLog implements IngestLog {
       return Promise.reject(this.refuse(`the Kafka ingest log has ${this.counters.appendsInFlight} batches waiting for Kafka (limit appendsInFlightMax=${this.limits.appendsInFlightMax}); retry shortly`));
     }
     const batch: IngestBatch = { tenant: input.tenant, series: input.series, writeVersion: this.nextWriteVersion() };
-    const messages = batchToMessages(batch, this.limits.messageBytesMax);
+    let messages: IngestMessage[];
+    try {
+      // Encoding asserts the SeriesPoints invariants; a batch that breaks one is never sent.
+      messages = batchToMessages(batch, this.limits.messageBytesMax);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const bytes = messages.reduce((sum, m) => sum + m.value.length, 0);
     if (this.counters.queuedBytes + bytes > this.limits.queuedBytesMax) {
       return Promise.reject(this.refuse(`the Kafka ingest log has ${this.counters.queuedBytes} bytes queued; ${bytes} more would pass queuedBytesMax=${this.limits.queuedBytesMax}; retry shortly`));
