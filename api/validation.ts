@@ -9,11 +9,20 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { BadRequestError, UnprocessableError, type FieldProblem } from '../engine/errors.ts';
 
 const FIELD_CAP_ERRORS = new Set<ValueErrorType>([
+  ValueErrorType.ArrayMaxItems,
   ValueErrorType.StringMaxLength,
   ValueErrorType.StringMinLength,
   ValueErrorType.StringPattern,
   ValueErrorType.ObjectMaxProperties,
 ]);
+
+/**
+ * A key that fails the key rule of a map (a Record: patternProperties, no other keys), such
+ * as a metadata key over 128 characters, is a field cap of the map itself.
+ */
+function isMapKeyCap(error: ValueError): boolean {
+  return error.type === ValueErrorType.ObjectAdditionalProperties && error.schema.patternProperties !== undefined;
+}
 
 /** `/items` (the envelope) and its size are batch caps: 400, split the batch. */
 function isBatchCap(error: ValueError): boolean {
@@ -23,9 +32,12 @@ function isBatchCap(error: ValueError): boolean {
 function toField(error: ValueError): FieldProblem {
   const segments = error.path.split('/').slice(1);
   const index = segments[0] === 'items' && segments[1] !== undefined ? Number(segments[1]) : undefined;
+  const mapKey = isMapKeyCap(error) ? segments.pop()?.replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
   const field = segments.length ? segments.join('.') : '(body)';
-  const value = typeof error.value === 'string' && error.value.length > 80 ? `${error.value.slice(0, 80)}…` : error.value;
-  return { field, message: error.message, ...(value !== undefined && typeof value !== 'object' ? { value } : {}), ...(index !== undefined && Number.isInteger(index) ? { index } : {}) };
+  const seen = mapKey ?? error.value;
+  const value = typeof seen === 'string' && seen.length > 80 ? `${seen.slice(0, 80)}…` : seen;
+  const message = mapKey !== undefined ? `key not allowed (${String(error.schema.description ?? 'see the schema')})` : error.message;
+  return { field, message, ...(value !== undefined && typeof value !== 'object' ? { value } : {}), ...(index !== undefined && Number.isInteger(index) ? { index } : {}) };
 }
 
 /** One finding per field path: the first (most specific) message wins. */
@@ -42,7 +54,7 @@ export function compileValidator(schema: TSchema, what = 'request body'): Valida
   return (value) => {
     if (check.Check(value)) return;
     const errors = firstPerPath([...check.Errors(value)]).slice(0, 100);
-    const structural = errors.filter((e) => !FIELD_CAP_ERRORS.has(e.type) || isBatchCap(e));
+    const structural = errors.filter((e) => !(FIELD_CAP_ERRORS.has(e.type) || isMapKeyCap(e)) || isBatchCap(e));
     if (structural.length > 0) {
       throw new BadRequestError(`Invalid ${what}: ${structural.map((e) => `${toField(e).field}: ${e.message}`).slice(0, 5).join('; ')}`, structural.map(toField));
     }

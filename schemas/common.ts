@@ -19,10 +19,18 @@ export const ExternalId = Type.String({ minLength: 1, maxLength: CAPS.externalId
 export const EpochMs = Type.Integer({ description: 'epoch milliseconds, UTC' });
 
 export const Description = Type.String({ maxLength: CAPS.descriptionCharsMax });
+/**
+ * TypeBox ignores maxLength on a Record key, so the key cap is a pattern; with
+ * additionalProperties false a longer key fails (api/validation.ts reports it as a 422).
+ */
 export const Metadata = Type.Record(
-  Type.String({ maxLength: CAPS.metadataKeyCharsMax }),
+  Type.String({ pattern: `^[\\s\\S]{0,${CAPS.metadataKeyCharsMax}}$` }),
   Type.String({ maxLength: CAPS.metadataValueCharsMax }),
-  { maxProperties: CAPS.metadataEntriesMax, description: 'flat map of string to string: up to 256 entries, keys up to 128 characters, values up to 1024' },
+  {
+    maxProperties: CAPS.metadataEntriesMax,
+    additionalProperties: false,
+    description: 'flat map of string to string: up to 256 entries, keys up to 128 characters, values up to 1024',
+  },
 );
 export const Labels = Type.Array(Type.String({ minLength: 1, maxLength: CAPS.labelCharsMax }), {
   maxItems: CAPS.labelsMax,
