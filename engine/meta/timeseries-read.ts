@@ -116,7 +116,8 @@ export async function filterTimeSeries(db: Queryable, access: Access, query: Fil
 /**
  * SPEC search: the phrase matched fuzzily against name, externalId and description (trigram
  * word similarity, so typos and partial words match), ranked by relevance with id as
- * tie-break; the filter is applied.
+ * tie-break; the filter is applied. A name or externalId equal to the phrase (ignoring case)
+ * ranks above one that only contains it: searching "Pump" finds "Pump" before "Pump station".
  */
 export async function searchTimeSeries(db: Queryable, access: Access, query: { search: string; filter?: TimeSeriesFilter; limit: number }): Promise<TimeSeries[]> {
   const params = new SqlParams();
@@ -127,7 +128,8 @@ export async function searchTimeSeries(db: Queryable, access: Access, query: { s
       word_similarity(${q}, lower(coalesce(name, ''))) * 1.2,
       word_similarity(${q}, lower(external_id)),
       word_similarity(${q}, lower(coalesce(description, ''))) * 0.8,
-      CASE WHEN strpos(${doc}, ${q}) > 0 THEN 1.0 ELSE 0 END)`;
+      CASE WHEN strpos(${doc}, ${q}) > 0 THEN 1.0 ELSE 0 END)
+    + CASE WHEN lower(coalesce(name, '')) = ${q} OR lower(external_id) = ${q} THEN 1.0 ELSE 0 END`;
   const { rows } = await db.query<NodeRow & { score: number }>(
     `SELECT ${NODE_COLUMNS}, ${score} AS score FROM nodes
       WHERE ${where} AND ${q} <% (coalesce(name, '') || ' ' || external_id || ' ' || coalesce(description, ''))
