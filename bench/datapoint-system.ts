@@ -1,0 +1,52 @@
+// What the data point suite needs of a system under test (ours or a peer): start it, load the
+// workload in its own format, make the points durable and merged, answer Q1-Q4, stop.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { diskBytes } from './proc-stats.ts';
+import type { QueryAnswer, QueryName } from './queries.ts';
+import type { SystemName } from './results.ts';
+import type { Workload } from './workload.ts';
+
+export interface SystemProcess {
+  url: string;
+  /** Root of the process tree whose CPU counts. */
+  rootPid: number;
+  /** The process whose VmHWM is the system's peak RSS. */
+  mainPid: number;
+}
+
+export interface DatapointSystem {
+  readonly system: SystemName;
+  /** How data is sent, for the report (API and format). */
+  readonly ingestNote: string;
+  start(): Promise<SystemProcess>;
+  /** Anything the system needs before data arrives (creating series, a database). */
+  prepare(workload: Workload): Promise<void>;
+  ingestTarget(): { path: string; headers: Record<string, string>; expectStatus: number };
+  ingestBody(workload: Workload, series: number, firstPointIndex: number, pointCount: number): Buffer;
+  /** After the last acknowledgement: whatever makes every point readable. */
+  afterIngest(): Promise<void>;
+  /** Bytes of the data points on disk once merges have settled, with how that was reached. */
+  settleStorage(opts: { settleSecondsMax: number }): Promise<{ bytes: number; note: string }>;
+  query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls a directory's size until it has not changed for `stableSamples` samples or the time is
+ * up: background merges replace parts, so the figure shrinks and then settles.
+ */
+export async function settleDirectory(dir: string, opts: { settleSecondsMax: number; intervalMs?: number; stableSamples?: number }): Promise<{ bytes: number; waitedSeconds: number; settled: boolean }> {
+  const intervalMs = opts.intervalMs ?? 3000;
+  const stableSamples = opts.stableSamples ?? 3;
+  const started = Date.now();
+  let last = diskBytes(dir);
+  let stable = 0;
+  while ((Date.now() - started) / 1000 < opts.settleSecondsMax) {
+    await sleep(intervalMs);
+    const now = diskBytes(dir);
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+    if (stable >= stableSamples) return { bytes: now, waitedSeconds: (Date.now() - started) / 1000, settled: true };
+  }
+  return { bytes: last, waitedSeconds: (Date.now() - started) / 1000, settled: false };
+}

@@ -1,0 +1,109 @@
+// Data point suite (issue 3): the same workload sent to our service and to each peer in turn
+// (never at once: two cores), ingest figures from /proc, then Q1-Q4 timed as the median of
+// runs after warm-up, every answer checked against the workload's own computation.
+import { runIngest, type IngestFigures, type IngestRequest } from './load.ts';
+import type { DatapointSystem } from './datapoint-system.ts';
+import { checkAnswer, PEER_TOLERANCE, QUERY_LABELS, type QueryName } from './queries.ts';
+import type { Figure, Metric, SuiteResult, SystemName } from './results.ts';
+import { summarize, type TimingSummary } from './stats.ts';
+import type { Workload } from './workload.ts';
+
+const QUERY_TARGETS: Record<QueryName, string> = { q1: '<= 1.0x VM', q2: '<= 0.5x VM', q3: '<= 1.0x VM', q4: '<= 0.2x VM' };
+
+export interface SystemRun {
+  system: SystemName;
+  ingest?: IngestFigures;
+  queries: Partial<Record<QueryName, TimingSummary & { problem?: string; alternate?: TimingSummary }>>;
+  diskBytes?: number;
+  diskNote?: string;
+  error?: string;
+  ingestNote: string;
+}
+
+export async function runDatapointSystem(target: DatapointSystem, workload: Workload, opts: { settleSecondsMax: number; log: (line: string) => void; alternateQueries?: () => void }): Promise<SystemRun> {
+  const { log } = opts;
+  const run: SystemRun = { system: target.system, queries: {}, ingestNote: target.ingestNote };
+  try {
+    const proc = await target.start();
+    log(`${target.system}: started at ${proc.url} (pid ${proc.mainPid})`);
+    await target.prepare(workload);
+    log(`${target.system}: building ${workload.requests().length} request bodies`);
+    const requests: IngestRequest[] = workload.requests().map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
+    const ingestTarget = target.ingestTarget();
+    log(`${target.system}: ingesting ${workload.pointCount} points`);
+    run.ingest = await runIngest({ url: proc.url, ...ingestTarget, requests, senderCount: workload.size.senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid });
+    requests.length = 0;
+    log(`${target.system}: ${Math.round(run.ingest.pointsPerSecond)} points/s, ${run.ingest.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points`);
+    await target.afterIngest();
+    const tolerance = target.system === 'plantdata' ? undefined : PEER_TOLERANCE;
+    for (const name of Object.keys(QUERY_LABELS) as QueryName[]) {
+      run.queries[name] = await datapointsTimeQuery(target, workload, name, tolerance);
+      log(`${target.system}: ${name} median ${run.queries[name]?.medianMs.toFixed(2)} ms${run.queries[name]?.problem ? ` WRONG: ${run.queries[name]?.problem}` : ''}`);
+    }
+    if (opts.alternateQueries) {
+      opts.alternateQueries();
+      for (const name of Object.keys(QUERY_LABELS) as QueryName[]) {
+        const alternate = await datapointsTimeQuery(target, workload, name, tolerance);
+        const entry = run.queries[name];
+        if (entry) entry.alternate = alternate;
+      }
+    }
+    const disk = await target.settleStorage({ settleSecondsMax: opts.settleSecondsMax });
+    run.diskBytes = disk.bytes;
+    run.diskNote = disk.note;
+    log(`${target.system}: ${(disk.bytes / workload.pointCount).toFixed(2)} bytes/point (${disk.note})`);
+  } catch (error) {
+    run.error = (error as Error).message;
+    log(`${target.system}: FAILED: ${run.error}`);
+  } finally {
+    await target.stop().catch((error: unknown) => log(`${target.system}: stop failed: ${(error as Error).message}`));
+  }
+  return run;
+}
+
+async function datapointsTimeQuery(target: DatapointSystem, workload: Workload, name: QueryName, tolerance: number | undefined) {
+  let problem: string | undefined;
+  const samples: number[] = [];
+  for (let i = 0; i < workload.size.warmupCount + workload.size.runCount; i++) {
+    const { elapsedMs, answer } = await target.query(name, workload);
+    problem ??= checkAnswer(workload, answer, tolerance);
+    if (i >= workload.size.warmupCount) samples.push(elapsedMs);
+  }
+  return { ...summarize(samples), ...(problem ? { problem } : {}) };
+}
+
+/** The suite's table rows from each system's run. */
+export function datapointMetrics(runs: SystemRun[]): Metric[] {
+  const metric = (key: string, label: string, unit: string, better: Metric['better'], target: string | undefined, pick: (r: SystemRun) => Figure | undefined): Metric => {
+    const figures: Metric['figures'] = {};
+    for (const r of runs) {
+      const figure = pick(r);
+      if (figure) figures[r.system] = figure;
+    }
+    return { suite: 'datapoints', key, label, unit, better, ...(target ? { target } : {}), figures };
+  };
+  const ingest = (r: SystemRun) => r.ingest;
+  return [
+    metric('ingest-rate', 'ingest', 'points/s', 'higher', '>= 1.0x VM', (r) => ingest(r) && { value: (ingest(r) as IngestFigures).pointsPerSecond, note: r.ingestNote }),
+    metric('ingest-cpu', 'CPU per M points', 'CPU s', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).cpuSecondsPerMillionPoints }),
+    metric('ingest-ack', 'ack latency p50', 'ms', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).ackP50Ms, p99: (ingest(r) as IngestFigures).ackP99Ms }),
+    metric('peak-rss', 'peak RSS', 'MiB', 'lower', '<= 1536 MiB', (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
+    metric('disk', 'on disk', 'bytes/point', 'lower', '<= 3', (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, note: r.diskNote } : undefined)),
+    ...(Object.keys(QUERY_LABELS) as QueryName[]).map((name) => metric(name, QUERY_LABELS[name], 'ms', 'lower', QUERY_TARGETS[name], (r) => {
+      const q = r.queries[name];
+      if (!q) return undefined;
+      const note = q.problem ?? (q.alternate ? `without result cache: median ${q.alternate.medianMs.toFixed(2)} ms, p99 ${q.alternate.p99Ms.toFixed(2)} ms` : undefined);
+      return { value: q.medianMs, p99: q.p99Ms, runCount: q.runCount, checked: !q.problem, ...(note ? { note } : {}) };
+    })),
+  ];
+}
+
+export function datapointSuiteResult(workload: Workload, runs: SystemRun[]): SuiteResult {
+  const notes: string[] = [];
+  for (const r of runs) {
+    notes.push(`${r.system}: ingest via ${r.ingestNote}${r.diskNote ? `; disk: ${r.diskNote}` : ''}`);
+    if (r.error) notes.push(`${r.system} FAILED: ${r.error}`);
+    for (const [name, q] of Object.entries(r.queries)) if (q?.problem) notes.push(`${r.system} ${name} answer WRONG: ${q.problem}`);
+  }
+  return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
+}

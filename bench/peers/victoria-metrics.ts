@@ -1,0 +1,163 @@
+// VictoriaMetrics (Debian `victoria-metrics`, single node) as a peer on loopback with its own
+// temp data dir. Ingest: /api/v1/import JSON lines, one line per request holding a series'
+// slice as `values` and `timestamps` arrays (its fastest text format: no per-point objects).
+// Queries: MetricsQL over /api/v1/query_range, raw points over /api/v1/export.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DatapointSystem, SystemProcess } from '../datapoint-system.ts';
+import { settleDirectory } from '../datapoint-system.ts';
+import { HttpClient, parseJson, UnexpectedAnswerError, type HttpAnswer } from '../http-client.ts';
+import type { AnsweredBucket, QueryAnswer, QueryName } from '../queries.ts';
+import { q3PointCount } from '../queries.ts';
+import { Q1_SERIES, Q3_SERIES, type Workload } from '../workload.ts';
+import { freePort, startDaemon, type Daemon } from './daemon.ts';
+
+const METRIC = 'bench_value';
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+interface MatrixSeries { metric: Record<string, string>; values: [number, string][] }
+
+export class VictoriaMetricsPeer implements DatapointSystem {
+  readonly system = 'victoria-metrics' as const;
+  readonly ingestNote = '/api/v1/import JSON lines, one series slice per line (values and timestamps arrays)';
+  #daemon: Daemon | undefined;
+  #client: HttpClient | undefined;
+  #dataDir = '';
+
+  /** `cache` false sends nocache=1, so its rollup result cache does not answer repeated queries. */
+  constructor(readonly opts: { logDir: string }, public cache = true) {}
+
+  async start(): Promise<SystemProcess> {
+    this.#dataDir = mkdtempSync(path.join(tmpdir(), 'bench-vm-'));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    this.#daemon = await startDaemon({
+      name: 'victoria-metrics', command: 'victoria-metrics', logDir: this.opts.logDir, healthUrl: `${url}/health`,
+      args: [`-storageDataPath=${this.#dataDir}`, `-httpListenAddr=127.0.0.1:${port}`, '-loggerLevel=ERROR', '-retentionPeriod=1y'],
+    });
+    this.#client = new HttpClient(url);
+    return { url, rootPid: this.#daemon.pid, mainPid: this.#daemon.pid };
+  }
+
+  get #http(): HttpClient {
+    if (!this.#client) throw new Error('VictoriaMetricsPeer: start() first');
+    return this.#client;
+  }
+
+  async prepare(): Promise<void> {}
+
+  ingestTarget() {
+    return { path: '/api/v1/import', headers: { 'content-type': 'application/json' }, expectStatus: 204 };
+  }
+
+  ingestBody(workload: Workload, series: number, first: number, count: number): Buffer {
+    const values: string[] = new Array(count);
+    const timestamps: number[] = new Array(count);
+    for (let k = 0; k < count; k++) {
+      values[k] = workload.valueText(series, first + k);
+      timestamps[k] = workload.timestamp(first + k);
+    }
+    return Buffer.from(`{"metric":{"__name__":"${METRIC}","series":"${workload.externalId(series)}"},"values":[${values.join(',')}],"timestamps":[${timestamps.join(',')}]}\n`);
+  }
+
+  /** VictoriaMetrics acknowledges before its in-memory buffers reach disk; flush them. */
+  async afterIngest(): Promise<void> {
+    await this.#get('/internal/force_flush');
+  }
+
+  async settleStorage(opts: { settleSecondsMax: number }) {
+    await this.#get('/internal/force_merge');
+    const settled = await settleDirectory(this.#dataDir, { settleSecondsMax: opts.settleSecondsMax });
+    return { bytes: settled.bytes, note: `du of -storageDataPath after /internal/force_merge, ${settled.settled ? `stable after ${settled.waitedSeconds.toFixed(0)} s` : `not settled after ${settled.waitedSeconds.toFixed(0)} s`}` };
+  }
+
+  async query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }> {
+    switch (name) {
+      case 'q1': {
+        const selector = `${METRIC}{series="${workload.externalId(Q1_SERIES)}"}`;
+        const answer = await this.#rangeQuery(`aggr_over_time(("avg_over_time","min_over_time","max_over_time","count_over_time"),${selector}[1h])`, workload, HOUR_MS);
+        const byRollup = new Map(this.#matrix(answer).map((s) => [s.metric['rollup'] ?? '', s.values]));
+        const avg = byRollup.get('avg_over_time') ?? [];
+        const buckets: AnsweredBucket[] = avg.map(([t, v], k) => ({
+          timestamp: bucketStart(t, HOUR_MS), average: Number(v),
+          min: Number(byRollup.get('min_over_time')?.[k]?.[1]), max: Number(byRollup.get('max_over_time')?.[k]?.[1]), count: Number(byRollup.get('count_over_time')?.[k]?.[1]),
+        }));
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q1', buckets } };
+      }
+      case 'q2': {
+        const answer = await this.#rangeQuery(`avg_over_time(${METRIC}{series=~"bench-dp-.*"}[1d])`, workload, DAY_MS);
+        const series = new Map<string, AnsweredBucket[]>();
+        for (const s of this.#matrix(answer)) series.set(s.metric['series'] ?? '', s.values.map(([t, v]) => ({ timestamp: bucketStart(t, DAY_MS), average: Number(v) })));
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q2', series } };
+      }
+      case 'q3': {
+        const want = q3PointCount(workload);
+        const params = new URLSearchParams({
+          'match[]': `${METRIC}{series="${workload.externalId(Q3_SERIES)}"}`,
+          start: String(workload.startMs / 1000), end: String((workload.timestamp(want - 1)) / 1000),
+        });
+        const answer = await this.#get(`/api/v1/export?${params}`);
+        const timestamps: number[] = [];
+        const values: number[] = [];
+        // One JSON line per stored block run; concatenate in order.
+        for (const line of answer.body.toString('utf8').split('\n')) {
+          if (!line) continue;
+          const row = JSON.parse(line) as { values: number[]; timestamps: number[] };
+          timestamps.push(...row.timestamps);
+          values.push(...row.values);
+        }
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q3', timestamps, values } };
+      }
+      case 'q4': {
+        // "Latest" without knowing when: a last_over_time window reaching back to the first point.
+        const now = Date.now();
+        const windowSeconds = Math.ceil((now - workload.startMs) / 1000) + 3600;
+        const params = new URLSearchParams({ query: `last_over_time(${METRIC}{series=~"bench-dp-.*"}[${windowSeconds}s])`, time: String(now / 1000), ...(this.cache ? {} : { nocache: '1' }) });
+        const answer = await this.#get(`/api/v1/query?${params}`);
+        const latest = new Map<string, { value: number }>();
+        for (const r of parseJson<{ data: { result: { metric: Record<string, string>; value: [number, string] }[] } }>(answer).data.result) {
+          latest.set(r.metric['series'] ?? '', { value: Number(r.value[1]) });
+        }
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q4', latest } };
+      }
+    }
+  }
+
+  /**
+   * A range query whose steps end 1 ms before each bucket's end: MetricsQL windows are
+   * (t - w, t], so t = bucketStart + w - 1 ms covers exactly [bucketStart, bucketStart + w),
+   * the UTC-aligned buckets our API answers.
+   */
+  #rangeQuery(query: string, workload: Workload, bucketMs: number): Promise<HttpAnswer> {
+    const firstBucket = Math.floor(workload.startMs / bucketMs) * bucketMs;
+    const lastBucket = Math.floor((workload.endMs - 1) / bucketMs) * bucketMs;
+    const params = new URLSearchParams({
+      query, start: String((firstBucket + bucketMs - 1) / 1000), end: String((lastBucket + bucketMs - 1) / 1000), step: String(bucketMs / 1000),
+      ...(this.cache ? {} : { nocache: '1' }),
+    });
+    return this.#get(`/api/v1/query_range?${params}`);
+  }
+
+  #matrix(answer: HttpAnswer): MatrixSeries[] {
+    return parseJson<{ data: { result: MatrixSeries[] } }>(answer).data.result;
+  }
+
+  async #get(pathAndQuery: string): Promise<HttpAnswer> {
+    const answer = await this.#http.request('GET', pathAndQuery);
+    if (answer.status !== 200) throw new UnexpectedAnswerError(`GET ${pathAndQuery}`, 200, answer);
+    return answer;
+  }
+
+  async stop(): Promise<void> {
+    this.#client?.close();
+    await this.#daemon?.stop();
+    if (this.#dataDir) rmSync(this.#dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Evaluation time (seconds) of a step back to its bucket's start (ms). */
+function bucketStart(evalSeconds: number, bucketMs: number): number {
+  return Math.round(evalSeconds * 1000) + 1 - bucketMs;
+}

@@ -1,0 +1,126 @@
+// Our service as a data point system: SPEC's shapes (POST /timeseries/data, /data/list,
+// /data/latest) with JSON bodies, and a small adapter for the answer's field names.
+import path from 'node:path';
+import type { DatapointSystem, SystemProcess } from './datapoint-system.ts';
+import { settleDirectory } from './datapoint-system.ts';
+import { HttpClient, parseJson } from './http-client.ts';
+import type { AnsweredBucket, QueryAnswer, QueryName } from './queries.ts';
+import { q3PointCount } from './queries.ts';
+import { startService, type RunningService } from './service.ts';
+import { Q1_SERIES, Q3_SERIES, type Workload } from './workload.ts';
+
+/** Buckets per item the suite asks for: more than any query here returns. */
+const AGGREGATE_LIMIT = 10_000;
+
+export class PlantdataTarget implements DatapointSystem {
+  readonly system = 'plantdata' as const;
+  readonly ingestNote = 'POST /timeseries/data, JSON, values as strings';
+  #service: RunningService | undefined;
+  #client: HttpClient | undefined;
+  #token = '';
+
+  constructor(readonly opts: { logDir: string; tenant: string }) {}
+
+  async start(): Promise<SystemProcess> {
+    this.#service = await startService({ logDir: this.opts.logDir });
+    this.#token = this.#service.token(this.opts.tenant);
+    this.#client = new HttpClient(this.#service.url, { headers: { authorization: `Bearer ${this.#token}` } });
+    return { url: this.#service.url, rootPid: this.#service.rootPid, mainPid: this.#service.mainPid };
+  }
+
+  get #http(): HttpClient {
+    if (!this.#client) throw new Error('PlantdataTarget: start() first');
+    return this.#client;
+  }
+
+  async prepare(workload: Workload): Promise<void> {
+    const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({
+      externalId: workload.externalId(s), name: `Bench sensor ${s}`, valueType: 'FLOAT', unitExternalId: 'temperature:deg_c',
+    }));
+    for (let from = 0; from < items.length; from += 1000) await this.#http.postJson('/timeseries/create', { items: items.slice(from, from + 1000) }, 201);
+  }
+
+  ingestTarget() {
+    return { path: '/timeseries/data', headers: { authorization: `Bearer ${this.#token}`, 'content-type': 'application/json' }, expectStatus: 204 };
+  }
+
+  ingestBody(workload: Workload, series: number, first: number, count: number): Buffer {
+    const parts: string[] = new Array(count);
+    for (let k = 0; k < count; k++) {
+      parts[k] = `{"timestamp":${workload.timestamp(first + k)},"value":"${workload.valueText(series, first + k)}"}`;
+    }
+    return Buffer.from(`{"items":[{"externalId":"${workload.externalId(series)}","datapoints":[${parts.join(',')}]}]}`);
+  }
+
+  async afterIngest(): Promise<void> {
+    // CONTRACT: in the embedded default a 2xx means stored and readable.
+  }
+
+  async settleStorage(opts: { settleSecondsMax: number }) {
+    const dir = path.join(this.#service?.dataDir ?? '', 'clickhouse');
+    const settled = await settleDirectory(dir, { settleSecondsMax: opts.settleSecondsMax });
+    const how = settled.settled ? `stable after ${settled.waitedSeconds.toFixed(0)} s` : `not settled after ${settled.waitedSeconds.toFixed(0)} s`;
+    return { bytes: settled.bytes, note: `du of DATA_DIR/clickhouse, no forced merge (the store exposes none), ${how}` };
+  }
+
+  async query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }> {
+    const range = { start: workload.startMs, end: workload.endMs };
+    switch (name) {
+      case 'q1': {
+        const answer = await this.#http.postJson('/timeseries/data/list', { items: [{ externalId: workload.externalId(Q1_SERIES), ...range, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1h', limit: AGGREGATE_LIMIT }] });
+        const item = parseJson<{ items: DatapointItem[] }>(answer).items[0];
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q1', buckets: (item?.datapoints ?? []).map(readBucket) } };
+      }
+      case 'q2': {
+        const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({ externalId: workload.externalId(s), ...range, aggregates: ['AVG'], granularity: '1d', limit: AGGREGATE_LIMIT }));
+        const answer = await this.#http.postJson('/timeseries/data/list', { items });
+        const series = new Map<string, AnsweredBucket[]>();
+        parseJson<{ items: DatapointItem[] }>(answer).items.forEach((item, k) => series.set(item.externalId ?? workload.externalId(k), item.datapoints.map(readBucket)));
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q2', series } };
+      }
+      case 'q3': {
+        const answer = await this.#http.postJson('/timeseries/data/list', { items: [{ externalId: workload.externalId(Q3_SERIES), ...range, limit: q3PointCount(workload) }] });
+        const points = parseJson<{ items: DatapointItem[] }>(answer).items[0]?.datapoints ?? [];
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q3', timestamps: points.map((p) => Number(p['timestamp'])), values: points.map((p) => Number(p['value'])) } };
+      }
+      case 'q4': {
+        const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({ externalId: workload.externalId(s) }));
+        const answer = await this.#http.postJson('/timeseries/data/latest', { items });
+        const latest = new Map<string, { timestamp?: number; value: number }>();
+        parseJson<{ items: DatapointItem[] }>(answer).items.forEach((item, k) => {
+          const point = Array.isArray(item.datapoints) ? item.datapoints[0] : (item as unknown as Record<string, unknown>);
+          if (point) latest.set(item.externalId ?? workload.externalId(k), { timestamp: Number(point['timestamp']), value: Number(point['value']) });
+        });
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'q4', latest } };
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#client?.close();
+    await this.#service?.stop();
+  }
+}
+
+interface DatapointItem {
+  id?: number;
+  externalId?: string;
+  datapoints: Record<string, unknown>[];
+}
+
+/** Aggregate field names: SPEC names the request's AVG..SUM; CDF answers average/min/max/count/sum. */
+const BUCKET_FIELDS = {
+  average: ['average', 'avg', 'AVG', 'mean'],
+  min: ['min', 'MIN', 'minimum'],
+  max: ['max', 'MAX', 'maximum'],
+  count: ['count', 'COUNT'],
+} as const;
+
+export function readBucket(point: Record<string, unknown>): AnsweredBucket {
+  const bucket: AnsweredBucket = { timestamp: Number(point['timestamp']) };
+  for (const [field, names] of Object.entries(BUCKET_FIELDS) as [keyof typeof BUCKET_FIELDS, readonly string[]][]) {
+    const name = names.find((n) => point[n] !== undefined && point[n] !== null);
+    if (name !== undefined) bucket[field] = Number(point[name]);
+  }
+  return bucket;
+}

@@ -1,0 +1,136 @@
+// What the kernel says about a server under test: CPU seconds and peak memory of its process
+// tree from /proc, and bytes on disk of a directory. Linux only, as the bench machine is.
+import { readdirSync, readFileSync, statSync, lstatSync } from 'node:fs';
+import path from 'node:path';
+
+const CLOCK_TICKS_PER_SECOND = 100; // sysconf(_SC_CLK_TCK) on Linux x86-64
+
+interface ProcStat { pid: number; ppid: number; cpuSeconds: number }
+
+/** utime+stime of one process (all its threads), or undefined when it is gone. */
+export function readProcStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // comm may hold spaces and parentheses: fields start after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return { pid, ppid, cpuSeconds: (utime + stime) / CLOCK_TICKS_PER_SECOND };
+}
+
+/** `pid` and every live descendant of it. */
+export function processTree(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(Number(entry));
+    if (!stat) continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push(stat.pid);
+    children.set(stat.ppid, list);
+  }
+  const out: number[] = [];
+  const stack = [rootPid];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** CPU seconds (user+system) summed over the live processes of a tree. */
+export function treeCpuSeconds(rootPid: number): number {
+  return processTree(rootPid).reduce((sum, pid) => sum + (readProcStat(pid)?.cpuSeconds ?? 0), 0);
+}
+
+/** A `VmXxx:` line of /proc/<pid>/status in bytes, or 0 when the process is gone. */
+export function readStatusBytes(pid: number, key: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Polls a process tree's memory while a phase runs: the peak of the tree's summed RSS and
+ * the high-water mark (VmHWM) of its largest process, which the kernel keeps exactly.
+ */
+export class MemoryPoller {
+  #timer: NodeJS.Timeout | undefined;
+  treeRssPeakBytes = 0;
+
+  constructor(readonly rootPid: number, readonly mainPid: number, readonly intervalMs = 200) {}
+
+  start(): this {
+    this.#sample();
+    this.#timer = setInterval(() => this.#sample(), this.intervalMs);
+    this.#timer.unref();
+    return this;
+  }
+
+  #sample(): void {
+    const total = processTree(this.rootPid).reduce((sum, pid) => sum + readStatusBytes(pid, 'VmRSS'), 0);
+    if (total > this.treeRssPeakBytes) this.treeRssPeakBytes = total;
+  }
+
+  /** Stops polling; returns the main process' VmHWM and the tree's polled peak. */
+  stop(): { mainHwmBytes: number; treeRssPeakBytes: number } {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#sample();
+    return { mainHwmBytes: readStatusBytes(this.mainPid, 'VmHWM'), treeRssPeakBytes: this.treeRssPeakBytes };
+  }
+}
+
+/** Allocated bytes under a directory, as `du -s --block-size=1` counts them (blocks, not lengths). */
+export function diskBytes(dir: string): number {
+  let total = 0;
+  const stack = [dir];
+  const seen = new Set<string>();
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    let info;
+    try {
+      info = lstatSync(current);
+    } catch {
+      continue; // removed while walking (merges replace parts)
+    }
+    const key = `${info.dev}:${info.ino}`;
+    if (seen.has(key)) continue; // hard links (ClickHouse parts) count once, as du does
+    seen.add(key);
+    total += info.blocks * 512;
+    if (info.isDirectory()) {
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(current);
+      } catch {
+        continue;
+      }
+      for (const entry of entries) stack.push(path.join(current, entry));
+    }
+  }
+  return total;
+}
+
+export function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}

