@@ -4,11 +4,17 @@
 import { runIngest, type IngestFigures, type IngestRequest } from './load.ts';
 import type { DatapointSystem } from './datapoint-system.ts';
 import { checkAnswer, PEER_TOLERANCE, QUERY_LABELS, type QueryName } from './queries.ts';
-import type { Figure, Metric, SuiteResult, SystemName } from './results.ts';
+import type { Figure, Metric, SuiteResult, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
 import type { Workload } from './workload.ts';
 
-const QUERY_TARGETS: Record<QueryName, string> = { q1: '<= 1.0x VM', q2: '<= 0.5x VM', q3: '<= 1.0x VM', q4: '<= 0.2x VM' };
+/** Issue 3 "Targets": query times as ratios to VictoriaMetrics on the same data. */
+const QUERY_TARGETS: Record<QueryName, Target> = {
+  q1: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  q2: { op: '<=', value: 0.5, peer: 'victoria-metrics' },
+  q3: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  q4: { op: '<=', value: 0.2, peer: 'victoria-metrics' },
+};
 
 export interface SystemRun {
   system: SystemName;
@@ -74,7 +80,7 @@ async function datapointsTimeQuery(target: DatapointSystem, workload: Workload, 
 
 /** The suite's table rows from each system's run. */
 export function datapointMetrics(runs: SystemRun[]): Metric[] {
-  const metric = (key: string, label: string, unit: string, better: Metric['better'], target: string | undefined, pick: (r: SystemRun) => Figure | undefined): Metric => {
+  const metric = (key: string, label: string, unit: string, better: Metric['better'], target: Target | undefined, pick: (r: SystemRun) => Figure | undefined): Metric => {
     const figures: Metric['figures'] = {};
     for (const r of runs) {
       const figure = pick(r);
@@ -84,11 +90,11 @@ export function datapointMetrics(runs: SystemRun[]): Metric[] {
   };
   const ingest = (r: SystemRun) => r.ingest;
   return [
-    metric('ingest-rate', 'ingest', 'points/s', 'higher', '>= 1.0x VM', (r) => ingest(r) && { value: (ingest(r) as IngestFigures).pointsPerSecond, note: r.ingestNote }),
+    metric('ingest-rate', 'ingest', 'points/s', 'higher', { op: '>=', value: 1.0, peer: 'victoria-metrics' }, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).pointsPerSecond, note: r.ingestNote }),
     metric('ingest-cpu', 'CPU per M points', 'CPU s', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).cpuSecondsPerMillionPoints }),
     metric('ingest-ack', 'ack latency p50', 'ms', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).ackP50Ms, p99: (ingest(r) as IngestFigures).ackP99Ms }),
-    metric('peak-rss', 'peak RSS', 'MiB', 'lower', '<= 1536 MiB', (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
-    metric('disk', 'on disk', 'bytes/point', 'lower', '<= 3', (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, note: r.diskNote } : undefined)),
+    metric('peak-rss', 'peak RSS', 'MiB', 'lower', { op: '<=', value: 1536 }, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
+    metric('disk', 'on disk', 'bytes/point', 'lower', { op: '<=', value: 3 }, (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, note: r.diskNote } : undefined)),
     ...(Object.keys(QUERY_LABELS) as QueryName[]).map((name) => metric(name, QUERY_LABELS[name], 'ms', 'lower', QUERY_TARGETS[name], (r) => {
       const q = r.queries[name];
       if (!q) return undefined;

@@ -57,7 +57,7 @@ export async function runMetadataSuite(opts: { url: string; token: string; size:
     const pattern = await metadataFilterPattern(client, size);
     const byids = await metadataByIds(client, size, ids);
     const metric = (key: string, label: string, t: TimingSummary): Metric => ({
-      suite: 'metadata', key, label, unit: 'ms', better: 'lower', target: '< 50 ms median',
+      suite: 'metadata', key, label, unit: 'ms', better: 'lower', target: { op: '<', value: 50 },
       figures: { plantdata: { value: t.medianMs, p99: t.p99Ms, runCount: t.runCount, checked: true } },
     });
     return {

@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import {
-  formatMarkdownTable, formatNumber, ratio, shortName, tableRows,
+  formatMarkdownTable, formatNumber, formatTarget, ratio, shortName, tableRows, targetVerdict,
   type Metric, type RunResult, type SystemName,
 } from './results.ts';
 
@@ -124,7 +124,7 @@ ${sections}</body></html>
 function ratioCaption(metric: Metric): string {
   const parts = (['victoria-metrics', 'influxdb'] as SystemName[]).map((p) => [p, ratio(metric, p)] as const).filter(([, r]) => r !== undefined)
     .map(([p, r]) => `ours/${shortName(p)} ${(r as number).toFixed(2)}x`);
-  if (metric.target) parts.push(`target ${metric.target}`);
+  if (metric.target) parts.push(`target ${formatTarget(metric.target, metric.unit)}: ${targetVerdict(metric) ?? 'n/a'}`);
   return parts.length ? `<figcaption>${escapeHtml(parts.join(' · '))}</figcaption>` : '';
 }
 

@@ -19,9 +19,32 @@ export interface Metric {
   unit: string;
   /** 'lower' for times, bytes and CPU; 'higher' for rates. */
   better: 'lower' | 'higher';
-  /** Issue target, as text, e.g. "< 50 ms median" or "<= 1.0x VM". */
-  target?: string;
+  /** The issue's target for our figure: an absolute bound, or a bound on ours / a peer's. */
+  target?: Target;
   figures: Partial<Record<SystemName, Figure>>;
+}
+
+export interface Target {
+  op: '<' | '<=' | '>=';
+  value: number;
+  /** When set, the bound is on the ratio ours / this peer. */
+  peer?: SystemName;
+}
+
+export function formatTarget(target: Target, unit: string): string {
+  return target.peer ? `${target.op} ${target.value.toFixed(1)}x ${shortName(target.peer)}` : `${target.op} ${target.value} ${unit}`;
+}
+
+/** 'met', 'missed by N.NNx' or undefined when a figure it needs is missing. */
+export function targetVerdict(metric: Metric): string | undefined {
+  const target = metric.target;
+  if (!target) return undefined;
+  const got = target.peer ? ratio(metric, target.peer) : metric.figures.plantdata?.value;
+  if (got === undefined || !Number.isFinite(got)) return undefined;
+  const met = target.op === '<' ? got < target.value : target.op === '<=' ? got <= target.value : got >= target.value;
+  if (met) return 'met';
+  const by = target.op === '>=' ? target.value / got : got / target.value;
+  return `missed by ${by.toFixed(2)}x`;
 }
 
 export interface SuiteResult {
@@ -69,7 +92,7 @@ export function tableRows(suites: SuiteResult[]): string[][] {
       rows.push([
         m.label, m.unit, formatNumber(ours?.value), formatNumber(ours?.p99),
         ...peers.flatMap((p) => [formatNumber(m.figures[p]?.value), ratio(m, p) === undefined ? '-' : `${(ratio(m, p) as number).toFixed(2)}x`]),
-        m.target ?? '', [...new Set(checked)].join(' ') || '-',
+        m.target ? `${formatTarget(m.target, m.unit)}: ${targetVerdict(m) ?? 'n/a'}` : '', [...new Set(checked)].join(' ') || '-',
       ]);
     }
   }
