@@ -1,7 +1,8 @@
 // Data sets (SPEC "Data sets"): nodes of kind 'dataset' in the shared node space; the parent
 // link is a BELONGS_TO edge from child to parent, which grants follow down the tree.
 import type { DataSet, DataSetCreate, DataSetUpdateItem } from '../../schemas/datasets.ts';
-import { BadRequestError, DuplicateError, ForbiddenError, type Identifier } from '../errors.ts';
+import { BadRequestError, DuplicateError, ForbiddenError, UnprocessableError, type Identifier } from '../errors.ts';
+import { METADATA_ENTRIES_MAX } from '../limits.ts';
 import type { Access } from '../grants/access.ts';
 import { BELONGS_TO, ensureRelationshipType } from '../graph/relationship-types.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -137,8 +138,15 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
       if (u.description?.set !== undefined && u.description.setNull === true) {
         throw new BadRequestError('`set` and `setNull` cannot be combined', [{ field: `items.${index}.update.description`, index, message: 'set with setNull' }]);
       }
+      const parentSet = u.parentId?.set !== undefined || u.parentExternalId?.set !== undefined;
+      if (parentSet && u.parentId?.setNull === true) {
+        throw new BadRequestError('`set` and `setNull` cannot be combined', [{ field: `items.${index}.update.parentId`, index, message: 'set with setNull' }]);
+      }
       const metadata = u.metadata?.set ? { ...u.metadata.set } : { ...row.metadata, ...(u.metadata?.add ?? {}) };
       for (const key of u.metadata?.remove ?? []) delete metadata[key];
+      if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) {
+        throw new UnprocessableError('Field caps exceeded after update', [{ field: `items.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` }]);
+      }
       if (u.externalId?.set !== undefined && u.externalId.set !== row.external_id) {
         const { rows: taken } = await tx.query('SELECT 1 FROM nodes WHERE tenant = $1 AND external_id = $2', [tenant, u.externalId.set]);
         if (taken.length > 0) throw new DuplicateError([{ externalId: u.externalId.set }]);
@@ -147,7 +155,8 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
         `UPDATE nodes SET external_id = $3, name = $4, description = $5, metadata = $6::jsonb, last_updated_time = $7 WHERE tenant = $1 AND id = $2`,
         [tenant, row.id, u.externalId?.set ?? row.external_id, u.name?.set ?? row.name, u.description?.setNull ? null : (u.description?.set ?? row.description), JSON.stringify(metadata), now],
       );
-      if (u.parentId !== undefined || u.parentExternalId !== undefined) {
+      // An empty verb (`parentId: {}`) changes nothing, like every other field.
+      if (parentSet || u.parentId?.setNull === true) {
         const parentId = u.parentId?.setNull ? null
           : await resolveParent(tx, tenant, { parentId: u.parentId?.set, parentExternalId: u.parentExternalId?.set }, 'update.parent', index);
         if (parentId !== null) {
