@@ -47,3 +47,9 @@ export const DATAPOINTS_LIMIT_DEFAULT = 100;
 export const DATAPOINTS_LIMIT_MAX = 100_000;
 /** Aggregate buckets per item per request. */
 export const AGGREGATES_LIMIT_MAX = 10_000;
+
+/**
+ * Not in SPEC: at most this many per-field problems are listed for one POST /timeseries/data
+ * (issue 3), so a body of a million bad points cannot build a million error objects.
+ */
+export const DATAPOINT_ERRORS_MAX = 1_000;

@@ -1,0 +1,93 @@
+// The worker pool behind POST /timeseries/data (DESIGN: the event loop never parses a large
+// body). Bodies and columns cross threads by transfer, never by copy, and the pool is bounded:
+// past maxThreads running plus maxQueue waiting, calls are refused with OverloadedError
+// (STYLE §5: internal resources are bounded). The work itself is datapoint-task.ts.
+
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ValueType } from '../engine/datapoints/types.ts';
+import { OverloadedError } from '../engine/errors.ts';
+import type { ScannedBody } from './datapoint-body.ts';
+import type { EncodedBody } from './datapoint-encode.ts';
+import { bufferTransferList, type DatapointScanResult, type DatapointTask, scannedBodyViews } from './datapoint-task.ts';
+
+export interface DatapointPoolOptions {
+  /** Worker threads, at least 1. */
+  maxThreads: number;
+  /** Tasks allowed to wait for a thread; 0 refuses whenever every thread is busy. */
+  maxQueue: number;
+  /** Threads kept warm. @default maxThreads */
+  minThreads?: number;
+  /** Idle time before a thread above minThreads exits. @default 30000 */
+  idleTimeoutMs?: number;
+}
+
+export interface DatapointPool {
+  /** Phase 1. `body` is transferred (detached here) and comes back in the result. */
+  scan(body: ArrayBuffer): Promise<DatapointScanResult>;
+  /**
+   * Phase 2, for a body that scanned without errors. `body` and the scanned columns are
+   * transferred (detached here); valueTypes and seriesIds run parallel to scanned.items.
+   */
+  encode(body: ArrayBuffer, scanned: ScannedBody, valueTypes: (ValueType | null)[], seriesIds: (number | null)[]): Promise<EncodedBody>;
+  /** Tasks running or waiting. */
+  readonly pending: number;
+  close(): Promise<void>;
+}
+
+const TASK_FILE = fileURLToPath(new URL('./datapoint-task.ts', import.meta.url));
+/** Workers load the .ts task through tsx's loader, resolved from here so the cwd does not matter. */
+const TSX_LOADER = import.meta.resolve('tsx');
+
+export function createDatapointPool(options: DatapointPoolOptions): DatapointPool {
+  const { maxThreads, maxQueue } = options;
+  if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new RangeError(`maxThreads must be an integer >= 1, got ${maxThreads}`);
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError(`maxQueue must be an integer >= 0, got ${maxQueue}`);
+  const piscina = new Piscina<DatapointTask, DatapointScanResult | EncodedBody>({
+    filename: TASK_FILE,
+    name: 'default',
+    execArgv: ['--import', TSX_LOADER],
+    minThreads: options.minThreads ?? maxThreads,
+    maxThreads,
+    // Our own count below refuses first; piscina's bound only backs it up.
+    maxQueue: maxQueue + maxThreads,
+    idleTimeout: options.idleTimeoutMs ?? 30_000,
+    concurrentTasksPerWorker: 1,
+    atomics: 'sync',
+    closeTimeout: 30_000,
+  });
+  const pendingMax = maxThreads + maxQueue;
+  let pending = 0;
+
+  async function run<R>(what: string, task: DatapointTask, transferList: ArrayBuffer[]): Promise<R> {
+    if (pending >= pendingMax) {
+      throw new OverloadedError(
+        `The datapoint workers are busy: ${pending} bodies are being parsed or waiting (limit ${pendingMax}, DatapointPoolOptions maxThreads + maxQueue); retry shortly.`,
+      );
+    }
+    pending++;
+    try {
+      return (await piscina.run(task, { transferList })) as R;
+    } catch (error) {
+      throw new Error(`The datapoint worker failed to ${what}`, { cause: error });
+    } finally {
+      pending--;
+    }
+  }
+
+  return {
+    scan(body) {
+      return run<DatapointScanResult>('scan a body', { phase: 'scan', body }, [body]);
+    },
+    encode(body, scanned, valueTypes, seriesIds) {
+      const transferList = bufferTransferList(scannedBodyViews(scanned), [body]);
+      return run<EncodedBody>('encode datapoints', { phase: 'encode', body, scanned, valueTypes, seriesIds }, transferList);
+    },
+    get pending() {
+      return pending;
+    },
+    close() {
+      return piscina.close();
+    },
+  };
+}
