@@ -26,10 +26,12 @@ export class HttpClient {
     const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
     return new Promise((resolve, reject) => {
       const started = performance.now();
+      let responded = false;
       const req = http.request({
         host: this.#base.hostname, port: this.#base.port, method, path, agent: this.#agent,
         headers: { ...this.#headers, ...headers, ...(payload ? { 'content-length': String(payload.length) } : {}) },
       }, (res) => {
+        responded = true;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({
@@ -40,7 +42,13 @@ export class HttpClient {
         }));
         res.on('error', reject);
       });
-      req.on('error', (error) => reject(new Error(`${method} ${this.#base.origin}${path} failed: ${error.message}`, { cause: error })));
+      req.on('error', (error) => {
+        // A server may answer early (404, 413) and close while the body is still going out:
+        // the answer, once it arrived, is what counts.
+        if (responded) return;
+        const early = /EPIPE|ECONNRESET/.test(error.message) ? ' (the server closed the connection while the body was being sent)' : '';
+        reject(new Error(`${method} ${this.#base.origin}${path} failed: ${error.message}${early}`, { cause: error }));
+      });
       req.end(payload);
     });
   }

@@ -38,6 +38,9 @@ export class PlantdataTarget implements DatapointSystem {
       externalId: workload.externalId(s), name: `Bench sensor ${s}`, valueType: 'FLOAT', unitExternalId: 'temperature:deg_c',
     }));
     for (let from = 0; from < items.length; from += 1000) await this.#http.postJson('/timeseries/create', { items: items.slice(from, from + 1000) }, 201);
+    // Say plainly when the route is missing: with a large body the answer is lost to EPIPE.
+    const probe = await this.#http.request('POST', '/timeseries/data', '{"items":[]}', { 'content-type': 'application/json' });
+    if (probe.status === 404 && /No route/.test(probe.body.toString('utf8'))) throw new Error(`POST /timeseries/data: 404 ${probe.body.toString('utf8')}`);
   }
 
   ingestTarget() {
