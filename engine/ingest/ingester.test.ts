@@ -12,7 +12,7 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { logger } from '../log.ts';
 import { startKafkaMock, type KafkaMock } from '../testing/kafka-mock.ts';
 import { makeSeries, pointRows, pollUntil, RecordingSink, uniqueName } from '../testing/kafka-mock-fixtures.ts';
-import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
 import { startIngester, type Ingester, type IngesterOptions } from './ingester.ts';
 import { KafkaIngestLog } from './kafka-log.ts';
 
@@ -81,6 +81,30 @@ t.test('points appended through Kafka reach the store once, then the offsets are
   await log.append({ tenant, series: [makeSeries(9, 'FLOAT', 2)] });
   await pollUntil('the later append', () => sink.rows().some((row) => row.startsWith(`${tenant}|9|`)));
   t.pass('later append stored');
+});
+
+t.test('a store with insertMany gets one call per fetched batch', async (t) => {
+  const topic = uniqueName('dp');
+  const log = await openLog(t, topic);
+  const tenant = uniqueName('tenant');
+  // Five appends of one series (one key, one partition) at once: the first goes out alone,
+  // the other four share the next produce request, so one fetch holds four writeVersions.
+  const writes = [0, 1, 2, 3, 4].map((i) => [makeSeries(1, 'FLOAT', 3, 1_700_000_000_000 + i * 10_000)]);
+  await Promise.all(writes.map((series) => log.append({ tenant, series })));
+  const expected = writes.flatMap((series) => pointRows(tenant, series)).sort();
+  const sink = new RecordingSink();
+  const calls: number[] = [];
+  const store = {
+    insert: (batch: IngestBatch) => sink.insert(batch),
+    insertMany: async (batches: readonly IngestBatch[]) => {
+      calls.push(batches.length);
+      for (const batch of batches) await sink.insert(batch);
+    },
+  };
+  await ingester(t, { topic, groupId: uniqueName('group'), store });
+  await pollUntil('every point in the sink', () => sink.rows().length >= expected.length);
+  t.same(sink.rows().sort(), expected);
+  t.ok(calls.length > 0 && calls.every((n) => n > 1), `insertMany called with ${calls.join(', ')} batches`);
 });
 
 t.test('a failing store is retried and nothing is committed before it succeeds', async (t) => {

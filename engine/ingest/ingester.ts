@@ -14,6 +14,11 @@ import { TOPIC_DEFAULT } from './kafka-log.ts';
 /** What the ingester writes into: durable on resolve, idempotent under replay (writeVersion). */
 export interface IngestSink {
   insert(batch: IngestBatch): Promise<void>;
+  /**
+   * Optional: several batches (different tenants or writeVersions) in one store write, all
+   * durable on resolve. When present the ingester makes one call per fetched batch.
+   */
+  insertMany?(batches: readonly IngestBatch[]): Promise<void>;
 }
 
 export interface IngesterOptions {
@@ -88,6 +93,16 @@ function decodeFetchedBatch(payload: EachBatchPayload, stats: IngesterStats, log
 
 /** Inserts batches[from..] in order; returns how many are done, so a retry resumes there. */
 async function insertFrom(store: IngestSink, batches: IngestBatch[], from: number, stats: IngesterStats): Promise<number> {
+  if (store.insertMany !== undefined && batches.length - from > 1) {
+    const rest = batches.slice(from);
+    try {
+      await store.insertMany(rest);
+    } catch (cause) {
+      throw Object.assign(new Error(`store insert of ${rest.length} batches failed`, { cause }), { done: from });
+    }
+    countInserted(rest, stats);
+    return batches.length;
+  }
   let done = from;
   for (; done < batches.length; done++) {
     const batch = batches[done] as IngestBatch;
@@ -96,10 +111,16 @@ async function insertFrom(store: IngestSink, batches: IngestBatch[], from: numbe
     } catch (cause) {
       throw Object.assign(new Error(`store insert failed for tenant ${batch.tenant} writeVersion ${batch.writeVersion}`, { cause }), { done });
     }
+    countInserted([batch], stats);
+  }
+  return done;
+}
+
+function countInserted(batches: readonly IngestBatch[], stats: IngesterStats): void {
+  for (const batch of batches) {
     stats.insertsDone++;
     for (const series of batch.series) stats.pointsInserted += series.timestampMs.length;
   }
-  return done;
 }
 
 /** A wait that stop() can cut short. */
