@@ -1,6 +1,7 @@
 // VictoriaMetrics (Debian `victoria-metrics`, single node) as a peer on loopback with its own
-// temp data dir. Ingest: /api/v1/import JSON lines, one line per request holding a series'
-// slice as `values` and `timestamps` arrays (its fastest text format: no per-point objects).
+// temp data dir. Ingest: /api/v1/import/csv, one `series,value,unix_ms` row per point: of its
+// text formats the one that cost it least CPU per point here (20 x 100,000 points, 2 senders:
+// CSV 0.35-0.38 CPU s per million points, Prometheus text 0.38-0.49, JSON lines 0.60-0.98).
 // Queries: MetricsQL over /api/v1/query_range, raw points over /api/v1/export.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ interface MatrixSeries { metric: Record<string, string>; values: [number, string
 
 export class VictoriaMetricsPeer implements DatapointSystem {
   readonly system = 'victoria-metrics' as const;
-  readonly ingestNote = '/api/v1/import JSON lines, one series slice per line (values and timestamps arrays)';
+  readonly ingestNote = '/api/v1/import/csv, one series,value,unix_ms row per point';
   #daemon: Daemon | undefined;
   #client: HttpClient | undefined;
   #dataDir = '';
@@ -49,17 +50,14 @@ export class VictoriaMetricsPeer implements DatapointSystem {
   async prepare(): Promise<void> {}
 
   ingestTarget() {
-    return { path: '/api/v1/import', headers: { 'content-type': 'application/json' }, expectStatus: 204 };
+    return { path: `/api/v1/import/csv?format=1:label:series,2:metric:${METRIC},3:time:unix_ms`, headers: { 'content-type': 'text/csv' }, expectStatus: 204 };
   }
 
   ingestBody(workload: Workload, series: number, first: number, count: number): Buffer {
-    const values: string[] = new Array(count);
-    const timestamps: number[] = new Array(count);
-    for (let k = 0; k < count; k++) {
-      values[k] = workload.valueText(series, first + k);
-      timestamps[k] = workload.timestamp(first + k);
-    }
-    return Buffer.from(`{"metric":{"__name__":"${METRIC}","series":"${workload.externalId(series)}"},"values":[${values.join(',')}],"timestamps":[${timestamps.join(',')}]}\n`);
+    const prefix = `${workload.externalId(series)},`;
+    const lines: string[] = new Array(count);
+    for (let k = 0; k < count; k++) lines[k] = `${prefix}${workload.valueText(series, first + k)},${workload.timestamp(first + k)}`;
+    return Buffer.from(`${lines.join('\n')}\n`);
   }
 
   /** VictoriaMetrics acknowledges before its in-memory buffers reach disk; flush them. */
