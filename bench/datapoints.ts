@@ -105,7 +105,10 @@ export function datapointMetrics(runs: SystemRun[]): Metric[] {
 }
 
 export function datapointSuiteResult(workload: Workload, runs: SystemRun[]): SuiteResult {
-  const notes: string[] = [];
+  const notes: string[] = [
+    'CPU: utime+stime from /proc of the system\'s whole process tree during ingest (for ours: node with its worker threads and embedded PostgreSQL); peak RSS: VmHWM of its main process since start',
+    'ack latency: per request, from the first byte sent to the whole answer read; queries: the same, client-side JSON parsing and answer checks excluded',
+  ];
   for (const r of runs) {
     notes.push(`${r.system}: ingest via ${r.ingestNote}${r.diskNote ? `; disk: ${r.diskNote}` : ''}`);
     if (r.error) notes.push(`${r.system} FAILED: ${r.error}`);
