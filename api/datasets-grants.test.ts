@@ -84,6 +84,8 @@ t.test('data sets: create with parents, byids, list', async (t) => {
     cursor = page.body.nextCursor;
   } while (cursor);
   t.strictSame(seen, ['plant', 'area', 'unit', 'cell'], 'list: pages visit each data set once');
+  const forged = await call(t, 'POST', '/datasets/list', { token, body: { cursor: Buffer.from('1e30').toString('base64url') } });
+  assertErrorBody(t, forged, { status: 400, fields: ['cursor'] }, 'list: a cursor out of range');
   const get = await call(t, 'GET', '/datasets?limit=2', { token });
   t.strictSame(get.body.items.map((d: DataSet) => d.externalId), ['plant', 'area'], 'GET /datasets');
 });

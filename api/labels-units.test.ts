@@ -72,6 +72,8 @@ t.test('labels: list, prefix, paging, delete, tenant scope', async (t) => {
   t.strictSame(externalIds(getPage), ['area-1', 'area-2'], 'GET /labels?limit=2');
   const next = await call(t, 'GET', `/labels?limit=2&cursor=${encodeURIComponent(getPage.body.nextCursor)}`, { token });
   t.strictSame(externalIds(next), ['critical', 'pump'], 'GET /labels with cursor');
+  const forged = await call(t, 'GET', `/labels?cursor=${Buffer.from('a\u0000').toString('base64url')}`, { token });
+  assertErrorBody(t, forged, { status: 400, fields: ['cursor'] }, 'a cursor with a NUL character');
   const badLimit = await call(t, 'POST', '/labels/list', { token, body: { limit: 1001 } });
   assertErrorBody(t, badLimit, { status: 400, fields: ['limit'] }, 'list limit 1001');
   const other = await call(t, 'GET', '/labels', { token: srv.token({ org: srv.newTenant() }) });

@@ -94,6 +94,10 @@ t.test('filter: patterns, labels, metadata, units, valueType, ids', async (t) =>
   assertErrorBody(t, unknown, { status: 400, fields: ['filter.valueType'] }, 'unknown valueType');
   const unknownField = await call(t, 'POST', '/timeseries/filter', { token, body: { filter: { colour: 'red' } } });
   assertErrorBody(t, unknownField, { status: 400 }, 'unknown filter property');
+  const farFuture = await call(t, 'POST', '/timeseries/filter', { token, body: { filter: { createdTime: { min: 1e30 } } } });
+  assertErrorBody(t, farFuture, { status: 400, fields: ['filter.createdTime.min'] }, 'a time beyond 2^53-1');
+  const nul = await call(t, 'POST', '/timeseries/filter', { token, body: { filter: { name: 'a\u0000' } } });
+  assertErrorBody(t, nul, { status: 422, fields: ['filter.name'] }, 'a NUL character in a pattern');
   const all = await call(t, 'POST', '/timeseries/filter', { token, body: {} });
   const [first, second] = all.body.items as Series[];
   await check({ id: first?.id }, [first?.externalId as string]);
@@ -218,6 +222,16 @@ t.test('filter: cursor paging visits every record once while records are inserte
   assertErrorBody(t, noSort, { status: 400, fields: ['cursor'] }, 'a cursor without its sort');
   const garbage = await call(t, 'POST', '/timeseries/filter', { token, body: { cursor: 'not-a-cursor' } });
   assertErrorBody(t, garbage, { status: 400, fields: ['cursor'] }, 'an undecodable cursor');
+  const forged = (state: unknown) => Buffer.from(JSON.stringify(state)).toString('base64url');
+  const tampered = async (sort: unknown, state: unknown, name: string) => {
+    const res = await call(t, 'POST', '/timeseries/filter', { token, body: { sort, cursor: forged(state) } });
+    assertErrorBody(t, res, { status: 400, fields: ['cursor'] }, name);
+  };
+  await tampered(undefined, { s: 'createdTime:desc', n: false, v: 'abc', i: 1 }, 'a cursor with text for a number');
+  await tampered(undefined, { s: 'createdTime:desc', n: false, v: 1, i: 1e30 }, 'a cursor with an id out of range');
+  await tampered({ property: 'name' }, { s: 'name:asc', n: false, v: { a: 1 }, i: 1 }, 'a cursor with an object value');
+  await tampered({ property: 'name' }, { s: 'name:asc', n: false, v: 'a\u0000', i: 1 }, 'a cursor with a NUL character');
+  await tampered(undefined, null, 'a cursor of null');
   const last = await call(t, 'POST', '/timeseries/filter', { token, body: { limit: 1000 } });
   t.notOk('nextCursor' in last.body, 'a short page has no nextCursor');
 });

@@ -66,6 +66,7 @@ t.test('list: limit rules, plain-text 400s, newest first, cursor', async (t) => 
   await check('?dataSetId=abc', 'dataSetId');
   await check('?dataSetId=1.5', 'dataSetId');
   await check('?dataSetId=', 'dataSetId');
+  await check('?dataSetId=99999999999999999999', 'dataSetId');
 });
 
 t.test('list: dataSetId includes descendants', async (t) => {

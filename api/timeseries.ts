@@ -39,7 +39,9 @@ export function timeseriesRoutes(services: Services): Route[] {
           return plain400(`limit must be a positive integer up to ${TIMESERIES_LIST_LIMIT_MAX}, got "${rawLimit}"`);
         }
         const rawDataSet = query.get('dataSetId');
-        if (rawDataSet !== null && !/^\d+$/.test(rawDataSet)) return plain400(`dataSetId must be a number, got "${rawDataSet}"`);
+        if (rawDataSet !== null && (!/^\d+$/.test(rawDataSet) || !Number.isSafeInteger(Number(rawDataSet)))) {
+          return plain400(`dataSetId must be a data set id (an integer up to 2^53-1), got "${rawDataSet}"`);
+        }
         const access = await services.access(caller);
         const filter = rawDataSet !== null ? { dataSetId: { id: Number(rawDataSet) } } : undefined;
         return ok(await filterTimeSeries(db, access, { filter, limit, cursor: query.get('cursor') ?? undefined }));

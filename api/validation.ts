@@ -47,12 +47,49 @@ function firstPerPath(errors: ValueError[]): ValueError[] {
   return [...seen.values()];
 }
 
+const NUL_MESSAGE = 'the NUL character (U+0000) is not allowed';
+
+function nulCharacterProblem(segments: string[], key?: string): FieldProblem {
+  const index = segments[0] === 'items' && segments[1] !== undefined ? Number(segments[1]) : undefined;
+  return {
+    field: segments.join('.') || '(body)',
+    message: key === undefined ? NUL_MESSAGE : `a key: ${NUL_MESSAGE}`,
+    ...(key !== undefined ? { value: key.replace(/\u0000/g, '\\u0000') } : {}),
+    ...(index !== undefined && Number.isInteger(index) ? { index } : {}),
+  };
+}
+
+/**
+ * Strings (values or map keys) holding U+0000, at most `max`. The relational store cannot keep
+ * that character in text, so it fails the character rule (422) before reaching the store.
+ */
+function nulCharacterProblems(value: unknown, max = 100, path: string[] = [], found: FieldProblem[] = []): FieldProblem[] {
+  if (found.length >= max) return found;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(nulCharacterProblem(path));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => { path.push(String(i)); nulCharacterProblems(item, max, path, found); path.pop(); });
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) { found.push(nulCharacterProblem(path, key)); continue; }
+      path.push(key);
+      nulCharacterProblems(item, max, path, found);
+      path.pop();
+    }
+  }
+  return found;
+}
+
 export type Validator = (value: unknown) => void;
 
 export function compileValidator(schema: TSchema, what = 'request body'): Validator {
   const check = TypeCompiler.Compile(schema);
   return (value) => {
-    if (check.Check(value)) return;
+    if (check.Check(value)) {
+      const nul = nulCharacterProblems(value);
+      if (nul.length > 0) throw new UnprocessableError(`Invalid ${what}: ${nul.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, nul);
+      return;
+    }
     const errors = firstPerPath([...check.Errors(value)]).slice(0, 100);
     const structural = errors.filter((e) => !(FIELD_CAP_ERRORS.has(e.type) || isMapKeyCap(e)) || isBatchCap(e));
     if (structural.length > 0) {

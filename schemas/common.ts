@@ -16,7 +16,8 @@ export const CAPS = {
 
 export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'server-assigned 64-bit id (at most 2^53-1)' });
 export const ExternalId = Type.String({ minLength: 1, maxLength: CAPS.externalIdCharsMax, description: 'client-chosen key, unique within the tenant' });
-export const EpochMs = Type.Integer({ description: 'epoch milliseconds, UTC' });
+/** Bounded so a filter's time range always fits the store's bigint (a larger value is a 400, not a 500). */
+export const EpochMs = Type.Integer({ minimum: -9007199254740991, maximum: 9007199254740991, description: 'epoch milliseconds, UTC' });
 
 export const Description = Type.String({ maxLength: CAPS.descriptionCharsMax });
 /**

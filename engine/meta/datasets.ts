@@ -108,7 +108,7 @@ export async function dataSetsByIds(db: Queryable, access: Access, identifiers: 
 
 export async function listDataSets(db: Queryable, access: Access, query: { parentIds?: number[]; externalIdPrefix?: string; limit: number; cursor?: string }): Promise<{ items: DataSet[]; nextCursor?: string }> {
   const afterId = query.cursor ? Number(Buffer.from(query.cursor, 'base64url').toString('utf8')) : 0;
-  if (!Number.isInteger(afterId)) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
+  if (!Number.isSafeInteger(afterId) || afterId < 0) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
   const { rows } = await db.query<DataSetRow>(
     `${SELECT_DATA_SETS} AND n.id > $2
        AND ($3::bigint[] IS NULL OR n.id = ANY($3::bigint[]))

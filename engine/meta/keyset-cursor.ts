@@ -29,19 +29,31 @@ export function encodeCursor(sort: SortSpec, value: string | number | null, id: 
   return Buffer.from(JSON.stringify(state)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, sort: SortSpec): CursorState {
-  let state: CursorState;
+function isCursorState(state: unknown): state is CursorState {
+  if (typeof state !== 'object' || state === null) return false;
+  const { s, n, i } = state as Record<string, unknown>;
+  return typeof s === 'string' && typeof n === 'boolean' && Number.isSafeInteger(i);
+}
+
+/** The cursor's value is bound into SQL: one that does not fit the sort column is a 400, never a store error. */
+function fitsColumn(state: CursorState, col: SortColumn): boolean {
+  if (state.n) return state.v === null;
+  return col.kind === 'number' ? Number.isSafeInteger(state.v) : typeof state.v === 'string' && !state.v.includes('\u0000');
+}
+
+export function decodeCursor(cursor: string, sort: SortSpec, col: SortColumn): CursorState {
+  const undecodable = () => new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
+  let state: unknown;
   try {
-    state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState;
+    state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
+    throw undecodable();
   }
-  if (typeof state !== 'object' || state === null || typeof state.i !== 'number' || typeof state.s !== 'string') {
-    throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
-  }
+  if (!isCursorState(state)) throw undecodable();
   if (state.s !== `${sort.property}:${sort.order}`) {
     throw new BadRequestError('cursor was issued for another sort; send the same sort as the first page', [{ field: 'cursor', message: `issued for sort ${state.s}` }]);
   }
+  if (!fitsColumn(state, col)) throw undecodable();
   return state;
 }
 

@@ -1,5 +1,6 @@
 // Labels (SPEC "Labels"): tenant-scoped, shared by resources and time series; a record
 // carrying a new label name creates the label.
+import { BadRequestError } from '../errors.ts';
 import type { Queryable } from '../stores/queryable.ts';
 
 export interface Label {
@@ -46,6 +47,7 @@ export async function createLabels(db: Queryable, tenant: string, items: { exter
 
 export async function listLabels(db: Queryable, tenant: string, opts: { prefix?: string; limit: number; cursor?: string }): Promise<{ items: Label[]; nextCursor?: string }> {
   const after = opts.cursor ? Buffer.from(opts.cursor, 'base64url').toString('utf8') : '';
+  if (after.includes('\u0000')) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
   const { rows } = await db.query<LabelRow>(
     `SELECT external_id, name, description, created_time FROM labels
       WHERE tenant = $1 AND external_id > $2 AND ($3::text IS NULL OR starts_with(external_id, $3))

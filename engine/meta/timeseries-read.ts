@@ -102,7 +102,7 @@ export async function filterTimeSeries(db: Queryable, access: Access, query: Fil
   const col = SORT_COLUMNS[sort.property] as SortColumn;
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort)) : undefined;
+  const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
   const { rows } = await db.query<NodeRow>(
     `SELECT ${NODE_COLUMNS} FROM nodes WHERE ${and([where, keyset])} ORDER BY ${orderBy(col, sort.order)} LIMIT ${params.bind(query.limit + 1)}`,
     params.values,
