@@ -75,6 +75,16 @@ t.test('write versions grow with every append, even when the clock steps back', 
   t.same([next(), next(), next(), next()], [5000n, 5001n, 5002n, 6000n]);
 });
 
+t.test('a given write-version clock stamps the messages', async (t) => {
+  const topic = uniqueName('dp');
+  let version = 1_000_000n;
+  const log = await KafkaIngestLog.open({ brokers: mock.brokers, topic, logger: testLogger, writeVersionClock: { next: () => ++version } });
+  t.teardown(() => log.close());
+  await log.append({ tenant: uniqueName('tenant'), series: [makeSeries(1, 'FLOAT', 2)] });
+  const [only] = await readTopic(topic, 1);
+  t.equal(decodeIngestBatch(only?.message.value as Buffer).writeVersion, 1_000_001n);
+});
+
 t.test('the send retry budget follows appendTimeoutMs', async (t) => {
   t.equal(sendRetriesWithin(3_000), 5);
   t.equal(sendRetriesWithin(30_000), 11);

@@ -46,14 +46,19 @@ export interface KafkaIngestLogOptions {
   connectionTimeoutMs?: number;
   /** @default 30000 */
   requestTimeoutMs?: number;
-  /** Source of write versions; must be monotonic across every writer of the topic. */
-  nextWriteVersion?: () => bigint;
+  /**
+   * Source of write versions, monotonic across every writer and every restart: the
+   * WriteVersionClock of write-version.ts (its high-water mark lives in the store). Without
+   * one a local clock is used, which is right for a single api process only.
+   */
+  writeVersionClock?: { next(): bigint };
 }
 
 /**
- * A local monotonic write-version clock: microseconds since the epoch, bumped by one when
- * two versions fall in the same microsecond or the wall clock steps back. Good for one
- * writer process; several api processes need the shared source of write-version.ts.
+ * A local monotonic write-version clock: microseconds since the epoch (the unit of
+ * write-version.ts), bumped by one when two versions fall in the same microsecond or the
+ * wall clock steps back. Good for one writer process without restarts across a clock step;
+ * otherwise pass write-version.ts's WriteVersionClock.
  */
 export function createLocalWriteVersionClock(nowMs: () => number = Date.now): () => bigint {
   let last = 0n;
@@ -126,7 +131,13 @@ export class KafkaIngestLog implements IngestLog {
       appendTimeoutMs: options.appendTimeoutMs ?? APPEND_TIMEOUT_MS_DEFAULT,
       ackTimeoutMs: options.ackTimeoutMs ?? 10_000,
     };
-    this.nextWriteVersion = options.nextWriteVersion ?? createLocalWriteVersionClock();
+    if (options.writeVersionClock) {
+      const clock = options.writeVersionClock;
+      this.nextWriteVersion = () => clock.next();
+    } else {
+      this.nextWriteVersion = createLocalWriteVersionClock();
+      log.warn('no shared write-version clock given; using a local one (right for one api process only)');
+    }
   }
 
   /** Connects an idempotent producer (acks=all) and returns the log. */
