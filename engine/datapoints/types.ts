@@ -60,3 +60,80 @@ export interface IngestLog {
   append(batch: Omit<IngestBatch, 'writeVersion'>): Promise<void>;
   close(): Promise<void>;
 }
+
+// ---- Reads (issue 3). Every read takes the tenant first and a series with its valueType
+// (the series row lives in PostgreSQL; the store only sees tenant, numeric id and valueType).
+
+/** A series as the store addresses it. */
+export interface SeriesRef {
+  seriesId: number;
+  valueType: ValueType;
+}
+
+export interface RawReadOptions {
+  /** Inclusive, epoch ms. Omitted (with or without end): the most recent `limit` points before end. */
+  start?: number;
+  /** Exclusive, epoch ms. Omitted: no upper bound. */
+  end?: number;
+  /** Points per page, 1 to DATAPOINTS_LIMIT_MAX. */
+  limit: number;
+  /** nextCursor of the previous page of the same request. */
+  cursor?: string;
+}
+
+export interface RawReadResult {
+  /** Ascending by timestamp, in the columns of the series' valueType (see SeriesPoints). */
+  points: SeriesPoints;
+  /** Present when more points follow; pass it back as `cursor` with the same request. */
+  nextCursor?: string;
+}
+
+export const GRANULARITIES = ['1m', '1h', '1d'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+export const AGGREGATE_NAMES = ['AVG', 'MIN', 'MAX', 'COUNT', 'SUM'] as const;
+export type AggregateName = (typeof AGGREGATE_NAMES)[number];
+
+export interface AggregateOptions {
+  /** Epoch ms; rounded down to the granularity (UTC-aligned buckets). */
+  start: number;
+  /** Epoch ms, exclusive: buckets starting before it are returned, each over all its points. */
+  end: number;
+  granularity: Granularity;
+  aggregates: readonly AggregateName[];
+  /** Buckets per page, 1 to AGGREGATES_LIMIT_MAX. */
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * A value read back: FLOAT, FLOAT32 and MIXED numbers as `number`; BIGINT as `bigint`;
+ * NUMERIC and DECIMAL32 as `bigint` scaled by 10^scale (DECIMAL_FORMAT); TEXT and MIXED text
+ * as `string`. formatDatapointValue() turns any of them into the API's string.
+ */
+export type DatapointValue = number | bigint | string;
+
+/**
+ * One bucket; only the requested aggregates are set, and a bucket without points is absent.
+ * count: points in the bucket (MIXED: numeric points). sum/min/max: DatapointValue of the
+ * valueType (BIGINT sums are exact bigints, decimal sums scaled bigints). average: number for
+ * FLOAT, MIXED and BIGINT; for NUMERIC and DECIMAL32 a scaled bigint rounded half away from zero.
+ */
+export interface AggregateBucket {
+  timestampMs: number;
+  count?: number;
+  sum?: number | bigint;
+  min?: number | bigint;
+  max?: number | bigint;
+  average?: number | bigint;
+}
+
+export interface AggregateResult {
+  buckets: AggregateBucket[];
+  nextCursor?: string;
+}
+
+export interface LatestPoint {
+  seriesId: number;
+  timestampMs: number;
+  value: DatapointValue;
+}

@@ -1,0 +1,190 @@
+// The data point store (issue 3): durable columnar inserts, deletes that beat replays, exact
+// raw/aggregate/latest reads, and the background work that keeps reads fast (rollup fold,
+// physical purge, crash recovery of dirty marks). Series metadata is not its business: it
+// sees a tenant, a numeric series id and the series' valueType.
+import path from 'node:path';
+import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
+import { logger as rootLogger, type Logger } from '../log.ts';
+import { WriteVersionClock } from '../ingest/write-version.ts';
+import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
+import { aggregate, latest, readRaw } from './datapoint-read.ts';
+import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
+import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
+import { ROLLUP_BUCKET_MS } from './families.ts';
+import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
+import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
+import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './tombstone-purge.ts';
+import type {
+  AggregateOptions, AggregateResult, IngestBatch, LatestPoint, RawReadOptions, RawReadResult, SeriesRef,
+} from './types.ts';
+
+const TOMBSTONE_INSERT_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
+SELECT {tenant:String}, {series:UInt64}, {begin:Int64}, {end:Int64}, {version:UInt64}`;
+const SERIES_PURGE_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
+SELECT {tenant:String}, arrayJoin({series:Array(UInt64)}), {begin:Int64}, {end:Int64}, {version:UInt64}`;
+const CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
+const HIGH_WATER = 'write_version_high_water';
+
+export interface DatapointStoreOptions {
+  columnar: ColumnarStore;
+  logger?: Logger;
+  /** Background maintenance (fold, purge, checkpoint) every this many ms; 0: only runMaintenance(). @default 1000 */
+  maintenanceIntervalMs?: number;
+  fold?: FoldOptions;
+  purge?: PurgeOptions;
+  /**
+   * At open, mark dirty the points of parts written after the last checkpoint (a crash between
+   * a points insert and its dirty marks). Exact with one writer process (the embedded default);
+   * with several ingesters their Kafka replay does the same. @default true
+   */
+  recoverUnmarked?: boolean;
+}
+
+export interface MaintenanceReport extends FoldReport {
+  tombstonesPurged: number;
+}
+
+export class DatapointStore {
+  private insertsInFlight = 0;
+  private insertEpoch = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<MaintenanceReport> | undefined;
+  private lastCheckpointMs = 0;
+  private closed = false;
+  private readonly log: Logger;
+
+  private constructor(readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions) {
+    this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
+  }
+
+  /** Creates the tables when missing (idempotent), recovers unmarked parts, starts maintenance. */
+  static async open(options: DatapointStoreOptions): Promise<DatapointStore> {
+    const store = options.columnar;
+    for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
+    const versions = await WriteVersionClock.open({
+      loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
+      saveHighWater: (version) => store.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),
+    });
+    const datapoints = new DatapointStore(store, versions, options);
+    if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
+    datapoints.schedule();
+    return datapoints;
+  }
+
+  /** Resolves once the points and their dirty marks are durable (fsync'd parts). */
+  insert(batch: IngestBatch): Promise<void> {
+    return this.insertMany([batch]);
+  }
+
+  /** Several batches (any tenants) in one insert per storage family: one sync for all. */
+  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+    this.insertsInFlight++;
+    this.insertEpoch++;
+    try {
+      await writeBatches(this.columnar, batches);
+    } finally {
+      this.insertsInFlight--;
+    }
+  }
+
+  /**
+   * Deletes [inclusiveBeginMs, exclusiveEndMs) of a series (both omitted: every point). Visible
+   * to reads on return; wins over every point written before it, also when replayed later.
+   */
+  async deleteRange(tenant: string, seriesId: number, inclusiveBeginMs?: number, exclusiveEndMs?: number): Promise<void> {
+    const begin = inclusiveBeginMs ?? TIMESTAMP_MS_MIN;
+    const end = exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1;
+    if (begin >= end) return;
+    const version = this.writeVersions.next();
+    await this.columnar.command(TOMBSTONE_INSERT_SQL, { tenant, series: seriesId, begin, end, version });
+    const floorHour = (ms: number) => ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
+    const endHour = floorHour(end) === end ? end : floorHour(end) + ROLLUP_BUCKET_MS;
+    await writeDirtyRanges(this.columnar, [{ tenant, seriesId, family: '', beginMs: floorHour(begin), endMs: endHour }]);
+  }
+
+  /** Deleted time series: their points are dead at once for any version and purged in the background. */
+  async purgeSeries(tenant: string, seriesIds: readonly number[]): Promise<void> {
+    if (seriesIds.length === 0) return;
+    await this.columnar.command(SERIES_PURGE_SQL, {
+      tenant, series: seriesIds.map(BigInt), begin: TIMESTAMP_MS_MIN, end: TIMESTAMP_MS_MAX + 1, version: SERIES_PURGE_VERSION,
+    });
+  }
+
+  readRaw(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
+    return readRaw(this.columnar, tenant, series, options);
+  }
+
+  aggregate(tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
+    return aggregate(this.columnar, tenant, series, options);
+  }
+
+  latest(tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {
+    return latest(this.columnar, tenant, series);
+  }
+
+  /** One round of background work now (tests force the fold with includeHot). */
+  runMaintenance(fold: FoldOptions = {}): Promise<MaintenanceReport> {
+    const previous = this.running ?? Promise.resolve(undefined);
+    const run = previous.catch(() => undefined).then(() => this.maintain(fold));
+    this.running = run;
+    return run.finally(() => { if (this.running === run) this.running = undefined; });
+  }
+
+  private async maintain(fold: FoldOptions): Promise<MaintenanceReport> {
+    const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold });
+    const [clock] = await this.columnar.query<{ now_us: string }>(CLOCK_SQL);
+    const tombstonesPurged = await purgeTombstones(this.columnar, BigInt(clock?.now_us ?? '0'), this.options.purge);
+    if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
+    return { ...report, tombstonesPurged };
+  }
+
+  /** Saves how far every part has its dirty marks, when no insert is between the two. */
+  private async checkpoint(): Promise<void> {
+    if (this.insertsInFlight > 0) return;
+    const epoch = this.insertEpoch;
+    await saveUnmarkedCheckpoint(this.columnar, () => this.insertsInFlight === 0 && epoch === this.insertEpoch);
+    this.lastCheckpointMs = Date.now();
+  }
+
+  private schedule(): void {
+    const intervalMs = this.options.maintenanceIntervalMs ?? 1_000;
+    if (intervalMs <= 0 || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.runMaintenance()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'data point maintenance failed; retrying next round'))
+        .finally(() => this.schedule());
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops maintenance, saves the write-version mark and closes the columnar store. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    await this.writeVersions.flush().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the write-version mark'));
+    await this.columnar.close();
+  }
+}
+
+/** Where the embedded engine keeps its files (CONTRACT: DATA_DIR/clickhouse). */
+export function embeddedColumnarPath(dataDir: string): string {
+  return path.join(dataDir, 'clickhouse');
+}
+
+/** Opens the configured columnar store (CLICKHOUSE_URL or the embedded engine) and the data point store on it. */
+export async function openDatapointStore(
+  config: { dataDir: string; clickhouse?: { url: string; username?: string; password?: string; database?: string } },
+  options: Omit<DatapointStoreOptions, 'columnar'> = {},
+): Promise<DatapointStore> {
+  const columnar = await openColumnarStore(config.clickhouse
+    ? { engine: 'clickhouse', ...config.clickhouse }
+    : { engine: 'chdb', path: embeddedColumnarPath(config.dataDir) });
+  try {
+    return await DatapointStore.open({ ...options, columnar });
+  } catch (error) {
+    await columnar.close();
+    throw error;
+  }
+}

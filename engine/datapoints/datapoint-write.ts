@@ -1,0 +1,202 @@
+// The insert path of the data point store (issue 3): asserts the batch invariants, writes the
+// points of each storage family with one columnar insert (all tenants and batches of a group
+// commit together), then records which hours of which series changed (dirty marks). Rollups
+// and latest points are left to the fold (rollup-fold.ts), off this path.
+import assert from 'node:assert/strict';
+import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
+import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
+import type { IngestBatch, SeriesPoints } from './types.ts';
+
+const VERSION_LIMIT = 1n << 63n;
+const DECIMAL32_SCALED_MAX = 999_999_999n;
+
+/** An hour-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
+export interface DirtyRange {
+  tenant: string;
+  seriesId: number;
+  /** '' when the family is unknown (deletes): the fold then looks at every family. */
+  family: Family | '';
+  beginMs: number;
+  endMs: number;
+}
+
+function assertColumn(name: string, column: { length: number } | undefined, length: number, seriesId: number): void {
+  assert.ok(column !== undefined, `series ${seriesId}: the ${name} column is missing`);
+  assert.equal(column.length, length, `series ${seriesId}: the ${name} column has ${column.length} entries, expected ${length}`);
+}
+
+/** STYLE §6: the write path refuses a batch that breaks an invariant of types.ts. */
+export function assertSeriesPoints(points: SeriesPoints): void {
+  const { seriesId, timestampMs } = points;
+  assert.ok(Number.isSafeInteger(seriesId) && seriesId > 0, `series id ${seriesId} is not a positive safe integer`);
+  const length = timestampMs.length;
+  for (let i = 1; i < length; i++) {
+    assert.ok((timestampMs[i] as number) > (timestampMs[i - 1] as number), `series ${seriesId}: timestamps not strictly ascending at index ${i}`);
+  }
+  if (length > 0) assert.ok(Number.isSafeInteger(timestampMs[0]) && Number.isSafeInteger(timestampMs[length - 1]), `series ${seriesId}: timestamps must be integers`);
+  switch (familyOf(points.valueType)) {
+    case 'float': assertColumn('float', points.float, length, seriesId); break;
+    case 'int': assertColumn('bigint', points.bigint, length, seriesId); break;
+    case 'numeric': assertColumn('scaled', points.scaled, length, seriesId); break;
+    case 'decimal32':
+      assertColumn('scaled', points.scaled, length, seriesId);
+      for (const scaled of points.scaled as BigInt64Array) {
+        assert.ok(scaled <= DECIMAL32_SCALED_MAX && scaled >= -DECIMAL32_SCALED_MAX, `series ${seriesId}: DECIMAL32 value out of range`);
+      }
+      break;
+    case 'text': assertColumn('text', points.text, length, seriesId); break;
+    case 'mixed':
+      assertColumn('float', points.float, length, seriesId);
+      assertColumn('text', points.text, length, seriesId);
+      assertColumn('isText', points.isText, length, seriesId);
+      break;
+  }
+}
+
+export function assertIngestBatch(batch: IngestBatch): void {
+  assert.ok(typeof batch.tenant === 'string' && batch.tenant.length > 0, 'batch without tenant');
+  assert.ok(batch.writeVersion > 0n && batch.writeVersion < VERSION_LIMIT, `writeVersion ${batch.writeVersion} out of range`);
+  for (const points of batch.series) assertSeriesPoints(points);
+}
+
+/** Hour-aligned runs covering the (sorted) timestamps; an empty hour between points splits a run. */
+export function hourRuns(timestampMs: Float64Array): [number, number][] {
+  const runs: [number, number][] = [];
+  let run: [number, number] | undefined;
+  for (let i = 0; i < timestampMs.length; i++) {
+    const ts = timestampMs[i] as number;
+    if (run !== undefined && ts < run[1]) continue;
+    const hour = ts - (((ts % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
+    if (run !== undefined && hour === run[1]) run[1] = hour + ROLLUP_BUCKET_MS;
+    else runs.push((run = [hour, hour + ROLLUP_BUCKET_MS]));
+  }
+  return runs;
+}
+
+interface FamilyRows {
+  tenants: string[];
+  /** [tenant index (1-based), points, version] per series, in insert order. */
+  parts: { tenantIndex: number; points: SeriesPoints; version: bigint }[];
+  pointCount: number;
+}
+
+function groupByFamily(batches: readonly IngestBatch[]): Map<Family, FamilyRows> {
+  const groups = new Map<Family, FamilyRows>();
+  for (const batch of batches) {
+    for (const points of batch.series) {
+      if (points.timestampMs.length === 0) continue;
+      const family = familyOf(points.valueType);
+      let group = groups.get(family);
+      if (!group) groups.set(family, (group = { tenants: [], parts: [], pointCount: 0 }));
+      let tenantIndex = group.tenants.indexOf(batch.tenant) + 1;
+      if (tenantIndex === 0) tenantIndex = group.tenants.push(batch.tenant);
+      group.parts.push({ tenantIndex, points, version: batch.writeVersion });
+      group.pointCount += points.timestampMs.length;
+    }
+  }
+  return groups;
+}
+
+function concatText(parts: readonly SeriesPoints[], pick: (p: SeriesPoints) => readonly string[]): string[] {
+  const out: string[] = [];
+  for (const part of parts) for (const value of pick(part)) out.push(value);
+  return out;
+}
+
+/** The Arrow columns of one family's rows: keys, version, then the family's value columns. */
+function familyColumns(family: Family, group: FamilyRows): InsertColumn[] {
+  const n = group.pointCount;
+  const tenantIndex = new Int32Array(n);
+  const seriesId = new Float64Array(n);
+  const ts = new Float64Array(n);
+  const version = new BigInt64Array(n);
+  const float = family === 'float' || family === 'mixed' ? new Float64Array(n) : undefined;
+  const integer = family === 'int' || family === 'numeric' || family === 'decimal32' ? new BigInt64Array(n) : undefined;
+  const isText = family === 'mixed' ? new Uint8Array(n) : undefined;
+  let at = 0;
+  for (const { tenantIndex: index, points, version: v } of group.parts) {
+    const length = points.timestampMs.length;
+    tenantIndex.fill(index, at, at + length);
+    seriesId.fill(points.seriesId, at, at + length);
+    version.fill(v, at, at + length);
+    ts.set(points.timestampMs, at);
+    if (float) float.set(points.float as Float64Array, at);
+    if (integer) integer.set((family === 'int' ? points.bigint : points.scaled) as BigInt64Array, at);
+    if (isText) isText.set(points.isText as Uint8Array, at);
+    at += length;
+  }
+  const columns: InsertColumn[] = [
+    { name: 'series_id', type: 'Float64', data: seriesId },
+    { name: 'ts', type: 'Float64', data: ts },
+    { name: 'version', type: 'Int64', data: version },
+  ];
+  if (group.tenants.length > 1) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
+  const parts = group.parts.map((p) => p.points);
+  if (float) columns.push({ name: 'value', type: 'Float64', data: float });
+  if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
+  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(parts, (p) => p.text as string[]) });
+  if (family === 'mixed') {
+    columns.push({ name: 'text', type: 'String', data: concatText(parts, (p) => p.text as string[]) });
+    columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
+  }
+  return columns;
+}
+
+async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
+  // One tenant (the usual case) is a bound constant; several go by index into a bound array.
+  const single = group.tenants.length === 1;
+  const tenant = single ? '{tenant:String}' : 'arrayElement({tenants:Array(String)}, assumeNotNull(tenant_index))';
+  await store.insertColumns({
+    table: shape.rawTable,
+    targetColumns: ['tenant', 'series_id', 'ts', 'version', ...shape.insertValueTargets],
+    select: `${tenant}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(ts)), toUInt64(assumeNotNull(version)), ${shape.insertValueSelect}`,
+    columns: familyColumns(family, group),
+    params: single ? { tenant: group.tenants[0] as string } : { tenants: group.tenants },
+  });
+}
+
+/** The dirty ranges of a set of batches, one per (tenant, series, family, hour run). */
+export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
+  const ranges = new Map<string, DirtyRange>();
+  for (const batch of batches) {
+    for (const points of batch.series) {
+      const family = familyOf(points.valueType);
+      for (const [beginMs, endMs] of hourRuns(points.timestampMs)) {
+        const key = `${batch.tenant}\u0000${points.seriesId}\u0000${family}\u0000${beginMs}\u0000${endMs}`;
+        if (!ranges.has(key)) ranges.set(key, { tenant: batch.tenant, seriesId: points.seriesId, family, beginMs, endMs });
+      }
+    }
+  }
+  return [...ranges.values()];
+}
+
+/** Records dirty ranges; their marked_at is set by the engine at insert time. */
+export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly DirtyRange[]): Promise<void> {
+  if (ranges.length === 0) return;
+  await store.insertColumns({
+    table: 'datapoint_dirty',
+    targetColumns: ['tenant', 'series_id', 'family', 'begin_ms', 'end_ms'],
+    select: 'assumeNotNull(tenant), toUInt64(assumeNotNull(series_id)), assumeNotNull(family), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms))',
+    columns: [
+      { name: 'tenant', type: 'String', data: ranges.map((r) => r.tenant) },
+      { name: 'series_id', type: 'Float64', data: Float64Array.from(ranges, (r) => r.seriesId) },
+      { name: 'family', type: 'String', data: ranges.map((r) => r.family) },
+      { name: 'begin_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.beginMs) },
+      { name: 'end_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.endMs) },
+    ],
+  });
+}
+
+/**
+ * Writes the points of every batch (one insert per storage family, in parallel), and only
+ * then their dirty marks: a mark younger than the points is what lets the fold trust that
+ * it saw them (datapoint-tables.sql.ts). Resolves once both are durable.
+ */
+export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
+  for (const batch of batches) assertIngestBatch(batch);
+  const groups = groupByFamily(batches);
+  if (groups.size === 0) return;
+  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group)));
+  await writeDirtyRanges(store, dirtyRangesOf(batches));
+}

@@ -1,0 +1,60 @@
+// SQL of the rollup fold (rollup-fold.ts). The fold is maintenance across tenants; every
+// statement still names the tenant in each OR-ed range, so no read or delete spans tenants
+// by accident. Range conditions are generated with bound values (ColumnarParams).
+import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+
+export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
+
+/** Dirty ranges grouped by identity; oldest decides whether a hot range is folded anyway. */
+export const DIRTY_SNAPSHOT_SQL = `SELECT tenant, toString(series_id) AS series, family, toString(begin_ms) AS begin_ms,
+  toString(end_ms) AS end_ms, toString(min(marked_at)) AS oldest
+FROM datapoint_dirty
+GROUP BY tenant, series_id, family, begin_ms, end_ms
+ORDER BY oldest
+LIMIT {limit:UInt32}`;
+
+/** Buckets that had points in the ranges get a point_count = 0 row, superseded below when points remain. */
+export function foldZeroRowsSql(shape: FamilyShape, bucketRanges: string): string {
+  return `INSERT INTO ${shape.rollupTable} (tenant, series_id, bucket, point_count, value_count, computed_at)
+SELECT tenant, series_id, bucket, 0, 0, {zero_at:UInt64}
+FROM ${shape.rollupTable} FINAL
+WHERE (${bucketRanges}) AND point_count > 0`;
+}
+
+/** Every hour of the ranges recomputed from live raw points (FINAL dedup, tombstones applied). */
+export function foldRecomputeSql(shape: FamilyShape, tsRanges: string): string {
+  const aggregateTargets = shape.foldAggregates ? 'value_sum, value_min, value_max, ' : '';
+  const aggregates = shape.foldAggregates ? `${shape.foldAggregates}, ` : '';
+  const lastSources = shape.rawLastSources.map((source) => `argMax(${source}, ts)`).join(', ');
+  return `INSERT INTO ${shape.rollupTable} (tenant, series_id, bucket, point_count, value_count, ${aggregateTargets}last_ts, ${shape.lastValueColumns.join(', ')}, computed_at)
+WITH (SELECT groupArray(tuple(tenant, series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
+    WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones
+SELECT tenant, series_id, ts - positiveModulo(ts, ${ROLLUP_BUCKET_MS}) AS hour, count(), ${shape.foldValueCount}, ${aggregates}max(ts), ${lastSources}, {computed_at:UInt64}
+FROM ${shape.rawTable} FINAL
+WHERE (${tsRanges})
+  AND (empty(tombstones) OR NOT arrayExists(t -> t.1 = tenant AND t.2 = series_id AND ts >= t.3 AND ts < t.4 AND version <= t.5, tombstones))
+GROUP BY tenant, series_id, hour`;
+}
+
+/** Series whose latest row may have gone: an is_empty row, superseded below when points remain. */
+export function foldLatestEmptySql(shape: FamilyShape, seriesList: string): string {
+  return `INSERT INTO ${shape.latestTable} (tenant, series_id, is_empty, computed_at)
+SELECT tenant, series_id, 1, {zero_at:UInt64}
+FROM ${shape.latestTable} FINAL
+WHERE (${seriesList}) AND is_empty = 0`;
+}
+
+/** The latest point of each series from its newest non-empty rollup bucket. */
+export function foldLatestSql(shape: FamilyShape, seriesList: string): string {
+  const last = shape.lastValueColumns.map((column) => `argMax(${column}, bucket)`).join(', ');
+  return `INSERT INTO ${shape.latestTable} (tenant, series_id, is_empty, last_ts, ${shape.lastValueColumns.join(', ')}, computed_at)
+SELECT tenant, series_id, 0, argMax(last_ts, bucket), ${last}, {computed_at:UInt64}
+FROM ${shape.rollupTable} FINAL
+WHERE (${seriesList}) AND point_count > 0
+GROUP BY tenant, series_id`;
+}
+
+/** Removes the folded marks older than the fold's start (newer ones stay dirty). */
+export function foldDeleteMarksSql(markList: string): string {
+  return `DELETE FROM datapoint_dirty WHERE (${markList}) AND marked_at < {computed_at:UInt64}`;
+}

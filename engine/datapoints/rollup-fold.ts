@@ -1,0 +1,206 @@
+// The rollup fold (issue 3): recomputes hourly rollups and latest points of the hours that
+// dirty marks name, from raw points, in the background. Reads never wait for it: until a
+// mark is gone they compute its hours from raw points, so answers stay exact.
+//
+// Why a mark may be removed: a writer adds a mark only after its points are committed, with
+// marked_at from the engine's clock. The fold takes the clock (computedAt) before it reads any
+// raw point, so a mark with marked_at < computedAt names points the fold has seen. Marks made
+// later stay. Several folds may run at once (any process): the newest computation wins.
+import { ColumnarParams, type ColumnarStore } from '../stores/columnar.ts';
+import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type Family } from './families.ts';
+import {
+  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, foldDeleteMarksSql, foldLatestEmptySql, foldLatestSql, foldRecomputeSql, foldZeroRowsSql,
+} from './rollup-fold.sql.ts';
+
+export interface FoldOptions {
+  /** Fold hours still being written too (tests, benchmarks). @default false */
+  includeHot?: boolean;
+  /** An hour is hot until this long after it ends. @default 60000 */
+  hotGraceMs?: number;
+  /** A hot range marked longer ago than this is folded anyway, bounding raw work on reads. @default 600000 */
+  hotMaxAgeMs?: number;
+  /** Dirty ranges taken per fold. @default 5000 */
+  rangesPerFold?: number;
+  /** OR-ed ranges per statement. @default 100 */
+  rangesPerStatement?: number;
+}
+
+export interface FoldReport {
+  /** Dirty ranges folded (whole or their cold part). */
+  rangesFolded: number;
+  /** Dirty ranges left for later (hot). */
+  rangesDeferred: number;
+}
+
+interface Mark {
+  tenant: string;
+  seriesId: number;
+  family: Family | '';
+  beginMs: number;
+  endMs: number;
+  oldestMicros: bigint;
+}
+
+interface MarkRow { tenant: string; series: string; family: string; begin_ms: string; end_ms: string; oldest: string }
+
+/** A range to recompute: [beginMs, endMs) of one series, hour-aligned. */
+interface FoldRange {
+  tenant: string;
+  seriesId: number;
+  beginMs: number;
+  endMs: number;
+}
+
+function floorHour(ms: number): number {
+  return ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
+}
+
+/** Merges overlapping or touching ranges of the same series. */
+export function mergeRanges(ranges: readonly FoldRange[]): FoldRange[] {
+  const sorted = [...ranges].sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : a.seriesId - b.seriesId || a.beginMs - b.beginMs));
+  const merged: FoldRange[] = [];
+  for (const range of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && last.tenant === range.tenant && last.seriesId === range.seriesId && range.beginMs <= last.endMs) {
+      last.endMs = Math.max(last.endMs, range.endMs);
+    } else {
+      merged.push({ ...range });
+    }
+  }
+  return merged;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function rangeConditions(params: ColumnarParams, ranges: readonly FoldRange[], column: 'ts' | 'bucket'): string {
+  return ranges.map((r) => `(tenant = ${params.bind(r.tenant, 'String')} AND series_id = ${params.bind(r.seriesId, 'UInt64')}`
+    + ` AND ${column} >= ${params.bind(r.beginMs, 'Int64')} AND ${column} < ${params.bind(r.endMs, 'Int64')})`).join(' OR ');
+}
+
+function seriesConditions(params: ColumnarParams, ranges: readonly FoldRange[]): string {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const r of ranges) {
+    const key = `${r.tenant}\u0000${r.seriesId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    parts.push(`(tenant = ${params.bind(r.tenant, 'String')} AND series_id = ${params.bind(r.seriesId, 'UInt64')})`);
+  }
+  return parts.join(' OR ');
+}
+
+/** Rollup and latest rows of one family for a chunk of ranges, computed at computedAt. */
+async function foldFamilyChunk(store: ColumnarStore, family: Family, ranges: readonly FoldRange[], computedAt: bigint): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
+  const times = { zero_at: computedAt - 1n, computed_at: computedAt };
+  const zero = new ColumnarParams();
+  await store.command(foldZeroRowsSql(shape, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, ...times });
+  const recompute = new ColumnarParams();
+  await store.command(foldRecomputeSql(shape, rangeConditions(recompute, ranges, 'ts')), {
+    ...recompute.values,
+    ...times,
+    tenants: [...new Set(ranges.map((r) => r.tenant))],
+    series_ids: [...new Set(ranges.map((r) => BigInt(r.seriesId)))],
+  });
+  const empty = new ColumnarParams();
+  await store.command(foldLatestEmptySql(shape, seriesConditions(empty, ranges)), { ...empty.values, ...times });
+  const latest = new ColumnarParams();
+  await store.command(foldLatestSql(shape, seriesConditions(latest, ranges)), { ...latest.values, ...times });
+}
+
+function toMark(row: MarkRow): Mark {
+  return {
+    tenant: row.tenant,
+    seriesId: Number(row.series),
+    family: row.family as Family | '',
+    beginMs: Number(row.begin_ms),
+    endMs: Number(row.end_ms),
+    oldestMicros: BigInt(row.oldest),
+  };
+}
+
+interface FoldPlan {
+  /** Ranges to recompute per family. */
+  byFamily: Map<Family, FoldRange[]>;
+  /** Marks to remove once the recompute is durable. */
+  folded: Mark[];
+  /** Hot remainders of folded marks, re-marked with their original time. */
+  remainders: Mark[];
+  deferred: number;
+}
+
+function planFold(marks: readonly Mark[], nowMicros: bigint, options: Required<FoldOptions>): FoldPlan {
+  const nowMs = Number(nowMicros / 1000n);
+  const hotFrom = floorHour(nowMs - options.hotGraceMs);
+  const maxAgeMicros = BigInt(options.hotMaxAgeMs) * 1000n;
+  const plan: FoldPlan = { byFamily: new Map(), folded: [], remainders: [], deferred: 0 };
+  for (const mark of marks) {
+    const whole = options.includeHot || mark.endMs <= hotFrom || nowMicros - mark.oldestMicros > maxAgeMicros;
+    if (!whole && mark.beginMs >= hotFrom) {
+      plan.deferred++;
+      continue;
+    }
+    const endMs = whole ? mark.endMs : hotFrom;
+    if (!whole) plan.remainders.push({ ...mark, beginMs: hotFrom });
+    plan.folded.push(mark);
+    for (const family of mark.family === '' ? FAMILIES : [mark.family]) {
+      let ranges = plan.byFamily.get(family);
+      if (!ranges) plan.byFamily.set(family, (ranges = []));
+      ranges.push({ tenant: mark.tenant, seriesId: mark.seriesId, beginMs: mark.beginMs, endMs });
+    }
+  }
+  return plan;
+}
+
+async function remark(store: ColumnarStore, marks: readonly Mark[]): Promise<void> {
+  if (marks.length === 0) return;
+  await store.insertColumns({
+    table: 'datapoint_dirty',
+    targetColumns: ['tenant', 'series_id', 'family', 'begin_ms', 'end_ms', 'marked_at'],
+    select: 'assumeNotNull(tenant), toUInt64(assumeNotNull(series_id)), assumeNotNull(family), toInt64(assumeNotNull(begin_ms)), '
+      + 'toInt64(assumeNotNull(end_ms)), toUInt64(assumeNotNull(marked_at))',
+    columns: [
+      { name: 'tenant', type: 'String', data: marks.map((m) => m.tenant) },
+      { name: 'series_id', type: 'Float64', data: Float64Array.from(marks, (m) => m.seriesId) },
+      { name: 'family', type: 'String', data: marks.map((m) => m.family) },
+      { name: 'begin_ms', type: 'Float64', data: Float64Array.from(marks, (m) => m.beginMs) },
+      { name: 'end_ms', type: 'Float64', data: Float64Array.from(marks, (m) => m.endMs) },
+      { name: 'marked_at', type: 'Int64', data: BigInt64Array.from(marks, (m) => m.oldestMicros) },
+    ],
+  });
+}
+
+async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], computedAt: bigint, perStatement: number): Promise<void> {
+  for (const chunk of chunks(marks, perStatement)) {
+    const params = new ColumnarParams();
+    const list = chunk.map((m) => `(tenant = ${params.bind(m.tenant, 'String')} AND series_id = ${params.bind(m.seriesId, 'UInt64')}`
+      + ` AND family = ${params.bind(m.family, 'String')} AND begin_ms = ${params.bind(m.beginMs, 'Int64')} AND end_ms = ${params.bind(m.endMs, 'Int64')})`).join(' OR ');
+    await store.command(foldDeleteMarksSql(list), { ...params.values, computed_at: computedAt });
+  }
+}
+
+/** One fold: takes up to rangesPerFold dirty ranges, recomputes them, removes their marks. */
+export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions = {}): Promise<FoldReport> {
+  const resolved: Required<FoldOptions> = {
+    includeHot: options.includeHot ?? false,
+    hotGraceMs: options.hotGraceMs ?? 60_000,
+    hotMaxAgeMs: options.hotMaxAgeMs ?? 600_000,
+    rangesPerFold: options.rangesPerFold ?? 5_000,
+    rangesPerStatement: options.rangesPerStatement ?? 100,
+  };
+  // The clock first: every raw read below starts after it (see the module comment).
+  const [clock] = await store.query<{ now_us: string }>(FOLD_CLOCK_SQL);
+  const computedAt = BigInt((clock as { now_us: string }).now_us);
+  const rows = await store.query<MarkRow>(DIRTY_SNAPSHOT_SQL, { limit: resolved.rangesPerFold });
+  const plan = planFold(rows.map(toMark), computedAt, resolved);
+  for (const [family, ranges] of plan.byFamily) {
+    for (const chunk of chunks(mergeRanges(ranges), resolved.rangesPerStatement)) await foldFamilyChunk(store, family, chunk, computedAt);
+  }
+  await remark(store, plan.remainders);
+  await deleteMarks(store, plan.folded, computedAt, resolved.rangesPerStatement);
+  return { rangesFolded: plan.folded.length, rangesDeferred: plan.deferred };
+}

@@ -1,0 +1,16 @@
+// SQL of the crash recovery of dirty marks (unmarked-recovery.ts). Part listings are engine
+// metadata (system.parts); the point scan is restricted to the parts written since the last
+// checkpoint and spans tenants because recovery does (maintenance, not a tenant's read).
+export const PARTS_AFTER_SQL = `SELECT name FROM system.parts
+WHERE database = currentDatabase() AND table = {table:String} AND active AND max_block_number > {block:UInt64}`;
+
+export const MAX_BLOCKS_SQL = `SELECT table, toString(max(max_block_number)) AS block FROM system.parts
+WHERE database = currentDatabase() AND table IN {tables:Array(String)} AND active
+GROUP BY table`;
+
+export function seriesInPartsSql(rawTable: string): string {
+  return `SELECT tenant, toString(series_id) AS series, toString(min(ts)) AS min_ts, toString(max(ts)) AS max_ts
+FROM ${rawTable}
+WHERE _part IN {parts:Array(String)}
+GROUP BY tenant, series_id`;
+}
