@@ -45,7 +45,8 @@ export interface ColumnarInsert {
 
 export interface ColumnarStore {
   readonly kind: 'chdb' | 'clickhouse';
-  /** Rows of a SELECT as objects (JSONEachRow; 64-bit integers arrive as strings). */
+  /** Rows of a SELECT as objects (JSONEachRow). 64-bit integers may arrive as numbers or strings
+   *  depending on engine defaults: select exact values with toString(). */
   query<Row = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<Row[]>;
   /** The result of a SELECT as an Arrow table (columnar reads: Float64Array, BigInt64Array). */
   queryArrow(sql: string, params?: QueryParams): Promise<Table>;

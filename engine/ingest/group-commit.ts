@@ -1,0 +1,140 @@
+// The embedded ingest log (issue 3, CONTRACT "in-process group-commit batcher: a 2xx means
+// the points are stored and readable"): concurrent appends wait together and go to the store
+// in one insert, so one sync serves many requests and parts come out large. Each append gets
+// its own write version when it enters the log, so within a merged insert the later append
+// still wins a shared timestamp. The queue is bounded in points; past it an append is refused
+// with OverloadedError (503 + Retry-After) instead of growing memory.
+import { OverloadedError, StoreUnavailableError } from '../errors.ts';
+import { logger as rootLogger, type Logger } from '../log.ts';
+import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
+import type { IngestBatch, IngestLog } from '../datapoints/types.ts';
+
+/** What the log writes into; resolves once every batch is durable. */
+export interface GroupCommitSink {
+  insertMany(batches: readonly IngestBatch[]): Promise<void>;
+}
+
+export interface GroupCommitLogOptions {
+  store: GroupCommitSink;
+  /** Source of write versions (WriteVersionClock.next of the store the deletes use too). */
+  nextWriteVersion: () => bigint;
+  /** Points accepted and not yet durable, at most; an append past it is refused. @default 8_000_000 */
+  queuePointsMax?: number;
+  /** Points per insert, at most (one larger append goes alone). @default 2_000_000 */
+  commitPointsMax?: number;
+  /** Least time between the starts of two inserts, so light load also makes few parts. @default 20 */
+  commitIntervalMinMs?: number;
+  /** Retry-After of a refused append, seconds. @default 1 */
+  retryAfterSeconds?: number;
+  logger?: Logger;
+}
+
+export interface GroupCommitStats {
+  appendsAccepted: number;
+  appendsRefused: number;
+  commits: number;
+  pointsCommitted: number;
+  commitFailures: number;
+  queuedPoints: number;
+}
+
+interface PendingAppend {
+  batch: IngestBatch;
+  pointCount: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
+  let count = 0;
+  for (const series of batch.series) count += series.timestampMs.length;
+  return count;
+}
+
+export class GroupCommitLog implements IngestLog {
+  private readonly queue: PendingAppend[] = [];
+  private queuedPoints = 0;
+  private committing: Promise<void> | undefined;
+  private lastCommitStartMs = 0;
+  private closed = false;
+  private readonly log: Logger;
+  private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
+
+  constructor(private readonly options: GroupCommitLogOptions) {
+    this.log = (options.logger ?? rootLogger).child({ module: 'group-commit' });
+  }
+
+  append(input: Omit<IngestBatch, 'writeVersion'>): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('The ingest log is closed (the service is stopping); retry on another instance.'));
+    const pointCount = pointCountOf(input);
+    if (pointCount === 0) return Promise.resolve();
+    const queuePointsMax = this.options.queuePointsMax ?? 8_000_000;
+    if (this.queuedPoints > 0 && this.queuedPoints + pointCount > queuePointsMax) {
+      this.counters.appendsRefused++;
+      return Promise.reject(new OverloadedError(
+        `The ingest queue holds ${this.queuedPoints} points (limit ${queuePointsMax}); retry after ${this.options.retryAfterSeconds ?? 1} s.`,
+        this.options.retryAfterSeconds ?? 1,
+      ));
+    }
+    const batch: IngestBatch = { tenant: input.tenant, series: input.series, writeVersion: this.options.nextWriteVersion() };
+    try {
+      assertIngestBatch(batch);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    this.counters.appendsAccepted++;
+    this.queuedPoints += pointCount;
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ batch, pointCount, resolve, reject });
+      this.committing ??= this.commitLoop().finally(() => { this.committing = undefined; });
+    });
+  }
+
+  stats(): GroupCommitStats {
+    return { ...this.counters, queuedPoints: this.queuedPoints };
+  }
+
+  /** Refuses new appends and waits for the queued ones to be committed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.committing) await this.committing;
+  }
+
+  /** Takes appends in arrival order up to commitPointsMax (at least one). */
+  private take(): PendingAppend[] {
+    const commitPointsMax = this.options.commitPointsMax ?? 2_000_000;
+    const taken: PendingAppend[] = [];
+    let points = 0;
+    while (this.queue.length > 0) {
+      const next = this.queue[0] as PendingAppend;
+      if (taken.length > 0 && points + next.pointCount > commitPointsMax) break;
+      taken.push(this.queue.shift() as PendingAppend);
+      points += next.pointCount;
+    }
+    return taken;
+  }
+
+  private async commitLoop(): Promise<void> {
+    while (this.queue.length > 0) {
+      // Under light load, wait a moment so the next insert carries more than one request.
+      const waitMs = this.lastCommitStartMs + (this.options.commitIntervalMinMs ?? 20) - Date.now();
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const taken = this.take();
+      this.lastCommitStartMs = Date.now();
+      const points = taken.reduce((sum, p) => sum + p.pointCount, 0);
+      try {
+        await this.options.store.insertMany(taken.map((p) => p.batch));
+        this.counters.commits++;
+        this.counters.pointsCommitted += points;
+        for (const pending of taken) pending.resolve();
+      } catch (cause) {
+        this.counters.commitFailures++;
+        this.log.error({ err: cause, appends: taken.length, points }, 'group commit failed; its appends are refused');
+        const error = new StoreUnavailableError('The columnar store did not take the points; retry after a short backoff.', { cause });
+        for (const pending of taken) pending.reject(error);
+      } finally {
+        this.queuedPoints -= points;
+      }
+    }
+  }
+}
