@@ -1,0 +1,128 @@
+// Goal: the group-commit log merges concurrent appends into one store insert, gives each
+// append its own write version (the later append wins a shared timestamp), refuses appends
+// past its queue bound with OverloadedError and a Retry-After, reports store failures to the
+// appends concerned only, and drains on close. Method: a real data point store (chdb in a
+// temp dir) behind a gate that holds the first insert open while more appends arrive.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { OverloadedError, StoreUnavailableError } from '../errors.ts';
+import { openDatapointStore } from '../datapoints/datapoint-store.ts';
+import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'group-commit-test-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const store = await openDatapointStore({ dataDir: dir }, { maintenanceIntervalMs: 0 });
+t.teardown(() => store.close());
+
+const T0 = 1_700_000_000_000;
+const series = (seriesId: number, count: number, value = 1, from = T0): SeriesPoints =>
+  ({ seriesId, valueType: 'FLOAT', timestampMs: Float64Array.from({ length: count }, (_, i) => from + i * 1000), float: new Float64Array(count).fill(value) });
+
+/** Passes inserts to the store; while closed, holds them until open() is called. */
+class GatedSink implements GroupCommitSink {
+  readonly calls: IngestBatch[][] = [];
+  failNext = false;
+  private gate: Promise<void> | undefined;
+  private release: (() => void) | undefined;
+  private entered: (() => void) | undefined;
+  close(): Promise<void> {
+    this.gate = new Promise((resolve) => { this.release = resolve; });
+    return new Promise((resolve) => { this.entered = resolve; });
+  }
+  open(): void { this.release?.(); this.gate = undefined; }
+  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+    this.calls.push([...batches]);
+    this.entered?.();
+    this.entered = undefined;
+    await this.gate;
+    if (this.failNext) { this.failNext = false; throw new Error('disk full (test)'); }
+    await store.insertMany(batches);
+  }
+}
+
+const newLog = (sink: GroupCommitSink, options: { queuePointsMax?: number } = {}) =>
+  new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, ...options });
+
+async function values(tenant: string, seriesId: number): Promise<number[]> {
+  const { points } = await store.readRaw(tenant, { seriesId, valueType: 'FLOAT' }, { start: T0, limit: 1000 });
+  return [...(points.float as Float64Array)];
+}
+
+t.test('concurrent appends share one insert', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink);
+  const held = sink.close();
+  const first = log.append({ tenant, series: [series(1, 5)] });
+  await held;
+  const rest = [2, 3, 4].map((id) => log.append({ tenant: id === 4 ? `${tenant}-other` : tenant, series: [series(id, 5)] }));
+  sink.open();
+  await Promise.all([first, ...rest]);
+  t.same(sink.calls.map((batches) => batches.length), [1, 3], 'the three waiting appends went in one insert');
+  t.same(await values(tenant, 3), [1, 1, 1, 1, 1]);
+  t.same(await values(`${tenant}-other`, 4), [1, 1, 1, 1, 1], 'several tenants in one insert');
+  t.same(log.stats(), { appendsAccepted: 4, appendsRefused: 0, commits: 2, pointsCommitted: 20, commitFailures: 0, queuedPoints: 0 });
+  await log.close();
+});
+
+t.test('the later append wins a timestamp shared inside one insert', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink);
+  const held = sink.close();
+  const first = log.append({ tenant, series: [series(9, 1, 0, T0 - 1000)] });
+  await held;
+  const older = log.append({ tenant, series: [series(10, 3, 1)] });
+  const newer = log.append({ tenant, series: [series(10, 3, 2)] });
+  sink.open();
+  await Promise.all([first, older, newer]);
+  t.equal(sink.calls[1]?.length, 2);
+  t.ok((sink.calls[1]?.[1]?.writeVersion as bigint) > (sink.calls[1]?.[0]?.writeVersion as bigint));
+  t.same(await values(tenant, 10), [2, 2, 2]);
+});
+
+t.test('appends past the queue bound are refused with a Retry-After', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink, { queuePointsMax: 100 });
+  const held = sink.close();
+  const first = log.append({ tenant, series: [series(20, 60)] });
+  await held;
+  const second = log.append({ tenant, series: [series(21, 40)] });
+  const refused = await log.append({ tenant, series: [series(22, 1)] }).catch((error: unknown) => error);
+  t.type(refused, OverloadedError);
+  t.equal((refused as OverloadedError).retryAfterSeconds, 1);
+  t.match((refused as Error).message, /holds 100 points \(limit 100\)/);
+  sink.open();
+  await Promise.all([first, second]);
+  await log.append({ tenant, series: [series(22, 1)] });
+  t.same(await values(tenant, 22), [1], 'accepted again once the queue drained');
+  t.equal(log.stats().appendsRefused, 1);
+});
+
+t.test('a failed insert refuses only its own appends', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink);
+  sink.failNext = true;
+  const failed = await log.append({ tenant, series: [series(30, 2)] }).catch((error: unknown) => error);
+  t.type(failed, StoreUnavailableError);
+  await log.append({ tenant, series: [series(31, 2)] });
+  t.same(await values(tenant, 30), []);
+  t.same(await values(tenant, 31), [1, 1]);
+  t.equal(log.stats().commitFailures, 1);
+});
+
+t.test('close waits for queued appends and refuses new ones', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const log = newLog(new GatedSink());
+  const pending = log.append({ tenant, series: [series(40, 3)] });
+  await log.close();
+  await pending;
+  t.same(await values(tenant, 40), [1, 1, 1]);
+  await t.rejects(log.append({ tenant, series: [series(41, 1)] }), { code: 'StoreUnavailableError' });
+});
