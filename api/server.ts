@@ -37,7 +37,9 @@ export interface RunningServer {
 /** DATA_DIR must exist and be writable; say so in one line otherwise. */
 function prepareDataDir(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Non-recursive when the parent exists: Node 20's recursive mkdir spins forever on some
+    // unwritable parents (for example under /proc) instead of failing.
+    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: !existsSync(path.dirname(dataDir)) });
     accessSync(dataDir, constants.W_OK);
   } catch (error) {
     throw new StartupError(`DATA_DIR ${dataDir} is not writable: ${(error as Error).message}`);
@@ -55,9 +57,16 @@ export function resolveJwtSecret(config: Readonly<ServiceConfig>): string | unde
   return readFileSync(file, 'utf8').trim();
 }
 
+/** µWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (an enum only in the typings). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 function listen(app: uws.TemplatedApp, host: string, port: number): Promise<{ socket: uws.us_listen_socket; port: number }> {
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
+    // LIBUS_LISTEN_EXCLUSIVE_PORT: without it µWS sets SO_REUSEPORT and a second instance
+    // would silently share the port instead of failing (issue 2). The typings lack this
+    // (host, port, options, cb) overload, which the native build has.
+    const listenExclusive = app.listen as unknown as (h: string, p: number, o: number, cb: (s: uws.us_listen_socket | false) => void) => void;
+    listenExclusive.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) reject(new StartupError(`cannot listen on ${host}:${port}: the port is in use or not allowed`));
       else resolve({ socket, port: uws.us_socket_local_port(socket) });
     });

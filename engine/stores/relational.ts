@@ -50,7 +50,11 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     idleTimeoutMillis: 30_000,
     types: typeParsers,
   });
-  pool.on('error', (error) => log.warn({ err: error }, 'idle PostgreSQL client failed'));
+  let closing = false;
+  // An idle client dropped by the server (restart, failover): pg replaces it on next use.
+  pool.on('error', (error) => {
+    if (!closing) log.warn({ reason: error.message }, 'idle PostgreSQL client failed');
+  });
   const store: RelationalStore = {
     pool,
     async transaction(fn) {
@@ -75,6 +79,7 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
       }
     },
     async close() {
+      closing = true;
       await pool.end();
       if (embedded) await embedded.stop();
     },
