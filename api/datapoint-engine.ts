@@ -1,15 +1,70 @@
 // The data point side of the service as the API sees it: the columnar store, the ingest log
-// and the parsing workers, opened and closed together. Filled in by the data point engine.
+// (group commit, or Kafka with KAFKA_BROKERS), the ingester (ROLE=all or ingester with Kafka)
+// and the parsing workers, opened and closed together.
+import { availableParallelism } from 'node:os';
 import type { ServiceConfig } from '../engine/config.ts';
+import { openDatapointStore, type DatapointStore } from '../engine/datapoints/datapoint-store.ts';
+import type { IngestLog } from '../engine/datapoints/types.ts';
+import { GroupCommitLog } from '../engine/ingest/group-commit.ts';
+import { startIngester, type Ingester } from '../engine/ingest/ingester.ts';
+import { KafkaIngestLog } from '../engine/ingest/kafka-log.ts';
+import { logger } from '../engine/log.ts';
 import type { RelationalStore } from '../engine/stores/relational.ts';
+import { createDatapointPool, type DatapointPool } from '../workers/datapoint-pool.ts';
 import type { HealthCheck } from './operational.ts';
 
+const log = logger.child({ module: 'datapoint-engine' });
+
+/** Parse tasks allowed to wait for a worker before POST /timeseries/data answers 503. */
+export const PARSE_QUEUE_DEPTH_MAX = 32;
+
 export interface DatapointEngine {
+  store: DatapointStore;
+  /** Absent on ROLE=ingester (no API). */
+  ingestLog: IngestLog;
+  pool: DatapointPool;
+  mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   purgeSeries(tenant: string, seriesIds: number[]): void;
   close(): Promise<void>;
 }
 
-export async function openDatapointEngine(_config: Readonly<ServiceConfig>, _relational: RelationalStore): Promise<DatapointEngine> {
-  return { healthChecks: [], purgeSeries() {}, async close() {} };
+export async function openDatapointEngine(config: Readonly<ServiceConfig>, _relational: RelationalStore): Promise<DatapointEngine> {
+  const store = await openDatapointStore(config, { logger: log });
+  let ingestLog: IngestLog;
+  let ingester: Ingester | undefined;
+  let pool: DatapointPool | undefined;
+  try {
+    if (config.kafkaBrokers) {
+      ingestLog = await KafkaIngestLog.open({ brokers: config.kafkaBrokers, writeVersionClock: store.writeVersions, logger: log });
+      if (config.role !== 'api') ingester = await startIngester({ brokers: config.kafkaBrokers, store, logger: log });
+    } else {
+      ingestLog = new GroupCommitLog({ store, nextWriteVersion: () => store.writeVersions.next(), logger: log });
+    }
+    // One parsing thread per core: the event loop mostly waits on the store meanwhile.
+    pool = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
+  } catch (error) {
+    await ingester?.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  const parsePool = pool;
+  const checks: HealthCheck[] = [{
+    name: 'clickhouse',
+    ping: async () => {
+      if (!(await store.columnar.ping())) throw new Error('ClickHouse does not answer');
+    },
+  }];
+  return {
+    store, ingestLog, pool: parsePool, mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
+    purgeSeries(tenant, seriesIds) {
+      store.purgeSeries(tenant, seriesIds).catch((error: unknown) => log.warn({ err: error, tenant }, 'purging the points of deleted time series failed'));
+    },
+    async close() {
+      await parsePool.close().catch((error: unknown) => log.warn({ err: error }, 'closing the parse workers failed'));
+      await ingestLog.close();
+      await ingester?.stop();
+      await store.close();
+    },
+  };
 }
