@@ -7,6 +7,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 install: $(NODE_MODULES_STAMP)
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
+	node engine/install/lockfile-platforms.mjs
 	npm ci --no-audit --no-fund
 	@touch $(NODE_MODULES_STAMP)
 
