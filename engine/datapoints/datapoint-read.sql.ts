@@ -1,127 +1,122 @@
-// SQL of the data point reads (issue 3), one statement per read. Every statement applies the
-// series' delete tombstones (a point with version <= a covering tombstone's is dead; since the
-// rule is monotonic in version, filtering before or after FINAL's dedup gives the same rows)
-// and reads rollups only for hours without a dirty mark, computing the others from raw points.
-// Tenant leads every WHERE. Table and column names come from families.ts only.
-import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+// SQL of the data point reads (issue 3). A read first asks one small "context" statement for
+// the series' dirty hour ranges and delete tombstones (and, for aggregates and latest, the
+// derived rows); raw points are read only where that is needed, with the tombstones bound as
+// arrays. (Scalar subqueries cost several ms each in the engine here; two short statements
+// are cheaper than one with subqueries.) A point with version <= a covering tombstone's is
+// dead; the rule is monotonic in version, so filtering before or after FINAL's dedup gives
+// the same rows. Tenant leads every WHERE; names come from families.ts only.
+import type { FamilyShape } from './families.ts';
 
-/** Tombstones of one series overlapping [start, end): (begin, end, version). */
-const SERIES_TOMBSTONES = `(SELECT groupArray(tuple(begin_ms, end_ms, version)) FROM datapoint_tombstones
-    WHERE tenant = {tenant:String} AND series_id = {series:UInt64} AND begin_ms < {end:Int64} AND end_ms > {start:Int64}) AS tombstones`;
+/** Live-point predicate over bound tombstone arrays; '' when the series have none. */
+export function aliveCondition(hasTombstones: boolean): string {
+  if (!hasTombstones) return '';
+  return 'NOT arrayExists((sid, b, e, v) -> sid = series_id AND ts >= b AND ts < e AND version <= v, '
+    + '{tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})';
+}
 
-/** Dirty hour ranges of one series overlapping [start, end): (begin, end). */
-const SERIES_DIRTY = `(SELECT groupArray(tuple(begin_ms, end_ms)) FROM datapoint_dirty
-    WHERE tenant = {tenant:String} AND series_id = {series:UInt64} AND begin_ms < {end:Int64} AND end_ms > {start:Int64}) AS dirty`;
-
-const ALIVE = '(empty(tombstones) OR NOT arrayExists(t -> ts >= t.1 AND ts < t.2 AND version <= t.3, tombstones))';
-
-function and(...conditions: string[]): string {
+function where(...conditions: string[]): string {
   return conditions.filter((c) => c.length > 0).join(' AND ');
 }
 
+const OVERLAPS = ' AND begin_ms < {end:Int64} AND end_ms > {start:Int64}';
+
+/** Dirty ranges as context rows (kind d: a = begin, b = end), `extra` filling the other columns. */
+function dirtyRows(extra: string, overlapping: boolean): string {
+  return `SELECT 'd' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, '' AS c${extra}
+FROM datapoint_dirty
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}${overlapping ? OVERLAPS : ''}`;
+}
+
+/** Tombstones as context rows (kind t: a = begin, b = end, c = version). */
+function tombstoneRows(extra: string, overlapping: boolean): string {
+  return `SELECT 't' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, toString(version) AS c${extra}
+FROM datapoint_tombstones
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}${overlapping ? OVERLAPS : ''}`;
+}
+
+/** Tombstones of the series overlapping [start, end). */
+export const TOMBSTONE_CONTEXT_SQL = tombstoneRows('', true);
+
 /** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page. */
-export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC'): string {
-  return `WITH ${SERIES_TOMBSTONES}
-SELECT toFloat64(ts) AS ts_ms, ${shape.readValueSelect}
+export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', hasTombstones: boolean): string {
+  return `SELECT toFloat64(ts) AS ts_ms, ${shape.readValueSelect}
 FROM ${shape.rawTable} FINAL
-WHERE tenant = {tenant:String} AND series_id = {series:UInt64} AND ts >= {start:Int64} AND ts < {end:Int64} AND ${ALIVE}
+WHERE ${where('tenant = {tenant:String} AND series_id = {series_id:UInt64} AND ts >= {start:Int64} AND ts < {end:Int64}', aliveCondition(hasTombstones))}
 ORDER BY ts ${order}
 LIMIT {limit:UInt32}`;
 }
 
-/** The outer aggregate list over (c, s, lo, hi) columns; exact types come out as strings. */
-function aggregateOuter(shape: FamilyShape): string {
-  const count = 'toString(sum(c)) AS value_count';
-  if (!shape.hasNumericAggregates) return count;
-  return `${count}, ${shape.readSum('sum(s)')} AS value_sum, ${shape.readMinMax('min(lo)')} AS value_min, ${shape.readMinMax('max(hi)')} AS value_max`;
-}
-
-function rawAggregates(shape: FamilyShape): string {
-  if (!shape.hasNumericAggregates) return 'count() AS c';
-  return `count() AS c, ${shape.rawSumExpr} AS s, ${shape.rawMinExpr} AS lo, ${shape.rawMaxExpr} AS hi`;
-}
-
-function rollupAggregates(shape: FamilyShape): string {
-  if (!shape.hasNumericAggregates) return 'value_count AS c';
-  return 'value_count AS c, value_sum AS s, value_min AS lo, value_max AS hi';
+function exactOrText(shape: FamilyShape, column: string, read: (c: string) => string): string {
+  return shape.hasNumericAggregates ? `toString(${read(column)})` : "''";
 }
 
 /**
- * Buckets of {granularity:Int64} ms (a multiple of an hour) over [start, end), both aligned by
- * the caller: clean hours come from the hourly rollup, dirty hours from raw points.
+ * Context of an aggregate read: dirty ranges (d), tombstones (t) and the hourly rollup rows (r:
+ * a = hour, n/s/lo/hi = count, sum, min, max as text; exact types as scaled integers).
  */
-export function rollupAggregateSql(shape: FamilyShape): string {
-  return `WITH ${SERIES_DIRTY},
-  ${SERIES_TOMBSTONES},
-  if(empty(dirty), {end:Int64}, greatest({start:Int64}, arrayMin(arrayMap(d -> d.1, dirty)))) AS raw_start,
-  if(empty(dirty), {end:Int64}, least({end:Int64}, arrayMax(arrayMap(d -> d.2, dirty)))) AS raw_end
-SELECT toString(b) AS bucket, ${aggregateOuter(shape)}
-FROM (
-  SELECT bucket - positiveModulo(bucket, {granularity:Int64}) AS b, ${rollupAggregates(shape)}
-  FROM ${shape.rollupTable} FINAL
-  WHERE tenant = {tenant:String} AND series_id = {series:UInt64} AND bucket >= {start:Int64} AND bucket < {end:Int64}
-    AND value_count > 0 AND NOT arrayExists(d -> bucket < d.2 AND bucket + ${ROLLUP_BUCKET_MS} > d.1, dirty)
-  UNION ALL
-  SELECT ts - positiveModulo(ts, {granularity:Int64}) AS b, ${rawAggregates(shape)}
-  FROM ${shape.rawTable} FINAL
-  WHERE ${and('tenant = {tenant:String} AND series_id = {series:UInt64} AND ts >= raw_start AND ts < raw_end',
-    'arrayExists(d -> ts >= d.1 AND ts < d.2, dirty)', shape.aggregateRowFilter, ALIVE)}
-  GROUP BY b
-)
-GROUP BY b
-ORDER BY b
-LIMIT {limit:UInt32}`;
-}
-
-/** Buckets finer than the rollup (1m): raw points only. */
-export function rawAggregateSql(shape: FamilyShape): string {
-  return `WITH ${SERIES_TOMBSTONES}
-SELECT toString(b) AS bucket, ${aggregateOuter(shape)}
-FROM (
-  SELECT ts - positiveModulo(ts, {granularity:Int64}) AS b, ${rawAggregates(shape)}
-  FROM ${shape.rawTable} FINAL
-  WHERE ${and('tenant = {tenant:String} AND series_id = {series:UInt64} AND ts >= {start:Int64} AND ts < {end:Int64}', shape.aggregateRowFilter, ALIVE)}
-  GROUP BY b
-)
-GROUP BY b
-ORDER BY b
-LIMIT {limit:UInt32}`;
-}
-
-const MANY_DIRTY = `(SELECT groupArray(tuple(series_id, begin_ms, end_ms)) FROM datapoint_dirty
-    WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}) AS dirty`;
-const MANY_TOMBSTONES = `(SELECT groupArray(tuple(series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
-    WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}) AS tombstones`;
-const MANY_ALIVE = '(empty(tombstones) OR NOT arrayExists(t -> t.1 = series_id AND ts >= t.2 AND ts < t.3 AND version <= t.4, tombstones))';
-
-/**
- * Latest point candidates of many series: the latest table's row (stale = 1 when its hour is
- * dirty), and the newest live raw point inside each series' dirty ranges (from_raw = 1).
- */
-export function latestSql(shape: FamilyShape): string {
-  const rawLast = shape.readLast(shape.rawLastSources.map((source) => `argMax(${source}, ts)`));
-  return `WITH ${MANY_DIRTY},
-  ${MANY_TOMBSTONES},
-  if(empty(dirty), 9223372036854775807, arrayMin(arrayMap(d -> d.2, dirty))) AS raw_start
-SELECT 0 AS from_raw, toString(series_id) AS series, toString(last_ts) AS ts_ms, ${shape.readLast(shape.lastValueColumns)},
-  arrayExists(d -> d.1 = series_id AND last_ts >= d.2 AND last_ts < d.3, dirty) AS stale
-FROM ${shape.latestTable} FINAL
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND is_empty = 0
+export function aggregateContextSql(shape: FamilyShape): string {
+  const fill = ", '' AS n, '' AS s, '' AS lo, '' AS hi";
+  return `${dirtyRows(fill, true)}
 UNION ALL
-SELECT 1 AS from_raw, toString(series_id) AS series, toString(max(ts)) AS ts_ms, ${rawLast}, toUInt8(0) AS stale
+${tombstoneRows(fill, true)}
+UNION ALL
+SELECT 'r' AS kind, toString(series_id) AS series, toString(bucket) AS a, '' AS b, '' AS c, toString(value_count) AS n,
+  ${exactOrText(shape, 'value_sum', shape.readSum)} AS s, ${exactOrText(shape, 'value_min', shape.readMinMax)} AS lo,
+  ${exactOrText(shape, 'value_max', shape.readMinMax)} AS hi
+FROM ${shape.rollupTable} FINAL
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0`;
+}
+
+function rawAggregateColumns(shape: FamilyShape): string {
+  if (!shape.hasNumericAggregates) return "toString(count()) AS n, '' AS s, '' AS lo, '' AS hi";
+  return `toString(count()) AS n, toString(${shape.readSum(shape.rawSumExpr)}) AS s, toString(${shape.readMinMax(shape.rawMinExpr)}) AS lo,`
+    + ` toString(${shape.readMinMax(shape.rawMaxExpr)}) AS hi`;
+}
+
+/**
+ * Buckets of {granularity:Int64} ms from raw points inside the given ranges (generated
+ * `(tenant = .. AND series_id = .. AND ts >= .. AND ts < ..) OR ..`), as text like the context rows.
+ */
+export function rawBucketsSql(shape: FamilyShape, ranges: string, hasTombstones: boolean): string {
+  return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
 FROM ${shape.rawTable} FINAL
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND ts >= raw_start
-  AND arrayExists(d -> d.1 = series_id AND ts >= d.2 AND ts < d.3, dirty) AND ${MANY_ALIVE}
+WHERE ${where(`(${ranges})`, shape.aggregateRowFilter, aliveCondition(hasTombstones))}
+GROUP BY series_id, ts - positiveModulo(ts, {granularity:Int64})`;
+}
+
+/** The last value columns as text (mixed: value, text, is_text), for one UNION shape. */
+function lastAsText(shape: FamilyShape, sources: readonly string[]): string {
+  const [value, text, isText] = sources as [string, string?, string?];
+  const valueText = shape.exactAggregates ? `toString(${shape.readMinMax(value)})` : `toString(${value})`;
+  return `${valueText} AS v, ${text ?? "''"} AS vt, ${isText ? `toString(${isText})` : "'0'"} AS vx`;
+}
+
+/** Context of latest: dirty ranges (d), tombstones (t) and latest rows (l: a = last ts). */
+export function latestContextSql(shape: FamilyShape): string {
+  const fill = ", '' AS v, '' AS vt, '0' AS vx";
+  return `${dirtyRows(fill, false)}
+UNION ALL
+${tombstoneRows(fill, false)}
+UNION ALL
+SELECT 'l' AS kind, toString(series_id) AS series, toString(last_ts) AS a, '' AS b, '' AS c, ${lastAsText(shape, shape.lastValueColumns)}
+FROM ${shape.latestTable} FINAL
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND is_empty = 0`;
+}
+
+/** The newest live raw point of each series inside the given ranges. */
+export function rawLatestSql(shape: FamilyShape, ranges: string, hasTombstones: boolean): string {
+  return `SELECT toString(series_id) AS series, toString(max(ts)) AS a, ${lastAsText(shape, shape.rawLastSources.map((s) => `argMax(${s}, ts)`))}
+FROM ${shape.rawTable} FINAL
+WHERE ${where(`(${ranges})`, aliveCondition(hasTombstones))}
 GROUP BY series_id`;
 }
 
-/** The newest point of clean hours, for series whose latest row sits in a dirty hour. */
-export function latestFromRollupSql(shape: FamilyShape): string {
-  return `WITH ${MANY_DIRTY}
-SELECT toString(series_id) AS series, toString(argMax(last_ts, bucket)) AS ts_ms,
-  ${shape.readLast(shape.lastValueColumns.map((column) => `argMax(${column}, bucket)`))}
+/** The newest point of each series' rollup hours outside the given (dirty) ranges. */
+export function rollupLatestSql(shape: FamilyShape, excluded: string): string {
+  const last = shape.lastValueColumns.map((column) => `argMax(${column}, bucket)`);
+  return `SELECT toString(series_id) AS series, toString(argMax(last_ts, bucket)) AS a, ${lastAsText(shape, last)}
 FROM ${shape.rollupTable} FINAL
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND point_count > 0
-  AND NOT arrayExists(d -> d.1 = series_id AND bucket < d.3 AND bucket + ${ROLLUP_BUCKET_MS} > d.2, dirty)
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND point_count > 0${excluded ? ` AND NOT (${excluded})` : ''}
 GROUP BY series_id`;
 }
+

@@ -1,13 +1,16 @@
-// Data point reads (issue 3): raw pages, aggregates and latest points, each one statement
-// (latest: a second one in the rare case that its newest hour lost points). Exact for every
+// Data point reads (issue 3): raw pages, aggregates and latest points. Each read asks one
+// context statement (dirty ranges, tombstones, derived rows), then raw points only where
+// hours are dirty; the common case after the fold is a single statement. Exact for every
 // acknowledged write and delete, whatever the fold has caught up with.
 import { Table } from 'apache-arrow';
 import { BadRequestError } from '../errors.ts';
 import { AGGREGATES_LIMIT_MAX, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
-import type { ColumnarStore } from '../stores/columnar.ts';
+import { ColumnarParams, type ColumnarStore, type QueryParams } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
-import { latestFromRollupSql, latestSql, rawAggregateSql, rawReadSql, rollupAggregateSql } from './datapoint-read.sql.ts';
+import {
+  TOMBSTONE_CONTEXT_SQL, aggregateContextSql, latestContextSql, rawBucketsSql, rawLatestSql, rawReadSql, rollupLatestSql,
+} from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
 import type {
   AggregateBucket, AggregateOptions, AggregateResult, DatapointValue, Granularity, LatestPoint, RawReadOptions, RawReadResult, SeriesPoints, SeriesRef,
@@ -21,6 +24,71 @@ function assertLimit(limit: number, max: number): void {
     throw new BadRequestError(`limit must be an integer from 1 to ${max}`, [{ field: 'limit', message: `from 1 to ${max}`, value: limit }]);
   }
 }
+
+// ---- context: dirty ranges and tombstones --------------------------------------------------
+
+interface ContextRow { kind: string; series: string; a: string; b: string; c: string }
+interface Tombstone { seriesId: number; begin: number; end: number; version: bigint }
+type Range = [begin: number, end: number];
+
+function tombstonesOf(rows: readonly ContextRow[]): Tombstone[] {
+  return rows.filter((r) => r.kind === 't').map((r) => ({ seriesId: Number(r.series), begin: Number(r.a), end: Number(r.b), version: BigInt(r.c) }));
+}
+
+function dirtyBySeries(rows: readonly ContextRow[]): Map<number, Range[]> {
+  const dirty = new Map<number, Range[]>();
+  for (const row of rows) {
+    if (row.kind !== 'd') continue;
+    const id = Number(row.series);
+    dirty.set(id, [...(dirty.get(id) ?? []), [Number(row.a), Number(row.b)]]);
+  }
+  return dirty;
+}
+
+/** The bound arrays of aliveCondition(true); nothing when there are no tombstones. */
+function tombstoneParams(tombstones: readonly Tombstone[]): QueryParams {
+  if (tombstones.length === 0) return {};
+  return {
+    tomb_series: tombstones.map((t) => BigInt(t.seriesId)),
+    tomb_begin: tombstones.map((t) => t.begin),
+    tomb_end: tombstones.map((t) => t.end),
+    tomb_version: tombstones.map((t) => t.version),
+  };
+}
+
+/** Sorted, merged ranges clipped to [start, end). */
+function clip(ranges: readonly Range[], start: number, end: number): Range[] {
+  const out: Range[] = [];
+  for (const [b, e] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const from = Math.max(b, start);
+    const to = Math.min(e, end);
+    if (from >= to) continue;
+    const last = out[out.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else out.push([from, to]);
+  }
+  return out;
+}
+
+function overlaps(ranges: readonly Range[] | undefined, begin: number, end: number): boolean {
+  return ranges !== undefined && ranges.some(([b, e]) => b < end && e > begin);
+}
+
+/** `(tenant = .. AND series_id = .. AND <column> in range) OR ..`, values bound. */
+function rangeList(params: ColumnarParams, tenant: string, ranges: ReadonlyMap<number, readonly Range[]>, column: 'ts' | 'bucket'): string {
+  const parts: string[] = [];
+  for (const [seriesId, list] of ranges) {
+    for (const [b, e] of list) {
+      const inRange = column === 'ts'
+        ? `ts >= ${params.bind(b, 'Int64')} AND ts < ${params.bind(e, 'Int64')}`
+        : `bucket < ${params.bind(e, 'Int64')} AND bucket + ${ROLLUP_BUCKET_MS} > ${params.bind(b, 'Int64')}`;
+      parts.push(`(tenant = ${params.bind(tenant, 'String')} AND series_id = ${params.bind(seriesId, 'UInt64')} AND ${inRange})`);
+    }
+  }
+  return parts.join(' OR ');
+}
+
+// ---- raw pages ----------------------------------------------------------------------------
 
 function column<T>(table: Table, name: string, empty: T): T {
   return (table.getChild(name)?.toArray() as T | undefined) ?? empty;
@@ -55,47 +123,65 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
     if (descending) end = Math.min(end, decodeCursor(options.cursor, 'd'));
     else start = Math.max(start, decodeCursor(options.cursor, 'a'));
   }
+  if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
-  const table = start >= end ? undefined : await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC'), {
-    tenant, series: series.seriesId, start, end, limit: options.limit + 1,
+  const tombstones = tombstonesOf(await store.query<ContextRow>(TOMBSTONE_CONTEXT_SQL, { tenant, series: [BigInt(series.seriesId)], start, end }));
+  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstoneParams(tombstones),
   });
-  const rows = table?.numRows ?? 0;
-  const count = Math.min(rows, options.limit);
-  const points = pointsOf(series, table ?? new Table(), count, descending);
-  if (rows <= options.limit) return { points };
+  const count = Math.min(table.numRows, options.limit);
+  const points = pointsOf(series, table, count, descending);
+  if (table.numRows <= options.limit) return { points };
   const edge = descending ? (points.timestampMs[0] as number) : (points.timestampMs[count - 1] as number) + 1;
   return { points, nextCursor: encodeCursor(descending ? 'd' : 'a', edge) };
 }
 
-interface AggregateRow { bucket: string; value_count: string; value_sum?: number | string; value_min?: number | string; value_max?: number | string }
+// ---- aggregates ---------------------------------------------------------------------------
 
-function readNumber(value: number | string | undefined, exact: boolean): number | bigint {
-  if (value === undefined) throw new Error('aggregate column missing');
-  return exact ? BigInt(value) : Number(value);
+/** count, sum, min, max of a bucket or an hour; sums and extremes exact for exact families. */
+interface Partial { n: number; s: number | bigint; lo: number | bigint; hi: number | bigint }
+interface PartialRow { series: string; a: string; n: string; s: string; lo: string; hi: string }
+
+function partialOf(row: PartialRow, exact: boolean): Partial {
+  const read = (text: string) => (exact ? BigInt(text === '' ? '0' : text) : Number(text === '' ? '0' : text));
+  return { n: Number(row.n), s: read(row.s), lo: read(row.lo), hi: read(row.hi) };
 }
 
-function bucketOf(row: AggregateRow, family: Family, options: AggregateOptions): AggregateBucket {
-  const exact = FAMILY_SHAPES[family].exactAggregates;
-  const bucket: AggregateBucket = { timestampMs: Number(row.bucket) };
-  const count = Number(row.value_count);
+function addPartial(into: Partial | undefined, p: Partial): Partial {
+  if (!into) return { ...p };
+  return {
+    n: into.n + p.n,
+    s: (into.s as number) + (p.s as number),
+    lo: p.lo < into.lo ? p.lo : into.lo,
+    hi: p.hi > into.hi ? p.hi : into.hi,
+  };
+}
+
+function bucketOf(timestampMs: number, p: Partial, family: Family, options: AggregateOptions): AggregateBucket {
+  const bucket: AggregateBucket = { timestampMs };
   for (const name of options.aggregates) {
-    if (name === 'COUNT') bucket.count = count;
-    if (name === 'SUM') bucket.sum = readNumber(row.value_sum, exact);
-    if (name === 'MIN') bucket.min = readNumber(row.value_min, exact);
-    if (name === 'MAX') bucket.max = readNumber(row.value_max, exact);
-    if (name === 'AVG') {
-      const sum = readNumber(row.value_sum, exact);
-      // Decimals: exact at their scale; BIGINT and floats: a double, as averages are.
-      bucket.average = typeof sum === 'bigint' && family !== 'int' ? divideRounded(sum, BigInt(count)) : Number(sum) / count;
-    }
+    if (name === 'COUNT') bucket.count = p.n;
+    if (name === 'SUM') bucket.sum = p.s;
+    if (name === 'MIN') bucket.min = p.lo;
+    if (name === 'MAX') bucket.max = p.hi;
+    // Decimals: exact at their scale; BIGINT and floats: a double, as averages are.
+    if (name === 'AVG') bucket.average = typeof p.s === 'bigint' && family !== 'int' ? divideRounded(p.s, BigInt(p.n)) : Number(p.s) / p.n;
   }
   return bucket;
 }
 
-export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
+export interface AggregateRequest {
+  series: SeriesRef;
+  options: AggregateOptions;
+}
+
+interface BucketRange { start: number; end: number; granularityMs: number }
+
+/** The bucket range of a request after alignment and cursor, or undefined when empty. */
+function aggregateRange(request: AggregateRequest): BucketRange | undefined {
+  const { series, options } = request;
   assertLimit(options.limit, AGGREGATES_LIMIT_MAX);
-  const family = familyOf(series.valueType);
-  const shape = FAMILY_SHAPES[family];
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const refused = shape.hasNumericAggregates ? [] : options.aggregates.filter((name) => name !== 'COUNT');
   if (refused.length > 0) {
     throw new BadRequestError(`${series.valueType} time series support only the COUNT aggregate`, [
@@ -108,20 +194,89 @@ export async function aggregate(store: ColumnarStore, tenant: string, series: Se
   let start = align(options.start);
   const end = align(options.end) === options.end ? options.end : align(options.end) + granularityMs;
   if (options.cursor !== undefined) start = Math.max(start, decodeCursor(options.cursor, 'b'));
-  if (start >= end || options.aggregates.length === 0) return { buckets: [] };
-  const sql = granularityMs % ROLLUP_BUCKET_MS === 0 ? rollupAggregateSql(shape) : rawAggregateSql(shape);
-  const rows = await store.query<AggregateRow>(sql, { tenant, series: series.seriesId, start, end, granularity: granularityMs, limit: options.limit + 1 });
-  const buckets = rows.slice(0, options.limit).map((row) => bucketOf(row, family, options));
-  if (rows.length <= options.limit) return { buckets };
-  return { buckets, nextCursor: encodeCursor('b', Number((rows[options.limit] as AggregateRow).bucket)) };
+  return start >= end || options.aggregates.length === 0 ? undefined : { start, end, granularityMs };
 }
 
-interface LatestRow { from_raw?: number; series: string; ts_ms: string; out_value: number | string; out_text?: string; out_is_text?: number; stale?: number }
+/**
+ * Partials per series and granularity bucket: hourly rollup rows of clean hours plus raw
+ * points of dirty hours (granularities of whole hours), or raw points alone (1m).
+ */
+async function bucketPartials(store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange): Promise<Map<number, Map<number, Partial>>> {
+  const shape = FAMILY_SHAPES[family];
+  const exact = shape.exactAggregates;
+  const base = { tenant, series: ids.map(BigInt), start: range.start, end: range.end };
+  const fromRollup = range.granularityMs % ROLLUP_BUCKET_MS === 0;
+  const context = await store.query<ContextRow & PartialRow>(fromRollup ? aggregateContextSql(shape) : TOMBSTONE_CONTEXT_SQL, base);
+  const dirty = dirtyBySeries(context);
+  const rawRanges = new Map<number, Range[]>();
+  for (const id of ids) {
+    const ranges = fromRollup ? clip(dirty.get(id) ?? [], range.start, range.end) : [[range.start, range.end] as Range];
+    if (ranges.length > 0) rawRanges.set(id, ranges);
+  }
+  const hourly: PartialRow[] = context.filter((row) => row.kind === 'r' && !overlaps(dirty.get(Number(row.series)), Number(row.a), Number(row.a) + ROLLUP_BUCKET_MS));
+  let rawRows: PartialRow[] = [];
+  if (rawRanges.size > 0) {
+    const tombstones = tombstonesOf(context);
+    const params = new ColumnarParams();
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
+    rawRows = await store.query<PartialRow>(sql, { ...params.values, granularity: fromRollup ? ROLLUP_BUCKET_MS : range.granularityMs, ...tombstoneParams(tombstones) });
+  }
+  const out = new Map<number, Map<number, Partial>>();
+  for (const row of [...hourly, ...rawRows]) {
+    const id = Number(row.series);
+    const hour = Number(row.a);
+    const bucket = hour - (((hour % range.granularityMs) + range.granularityMs) % range.granularityMs);
+    const buckets = out.get(id) ?? new Map<number, Partial>();
+    buckets.set(bucket, addPartial(buckets.get(bucket), partialOf(row, exact)));
+    out.set(id, buckets);
+  }
+  return out;
+}
 
-function latestValue(family: Family, row: LatestRow): DatapointValue {
-  if (family === 'mixed') return row.out_is_text ? (row.out_text as string) : Number(row.out_value);
-  if (family === 'text') return String(row.out_value);
-  return FAMILY_SHAPES[family].exactAggregates ? BigInt(row.out_value) : Number(row.out_value);
+/**
+ * Aggregates of several series; requests of one family with the same range, granularity and
+ * limit share their statements (100 series cost about what one does). Results in request order.
+ */
+export async function aggregateMany(store: ColumnarStore, tenant: string, requests: readonly AggregateRequest[]): Promise<AggregateResult[]> {
+  const results: AggregateResult[] = requests.map(() => ({ buckets: [] }));
+  const groups = new Map<string, { family: Family; range: BucketRange; limit: number; members: number[] }>();
+  requests.forEach((request, index) => {
+    const range = aggregateRange(request);
+    if (!range) return;
+    const family = familyOf(request.series.valueType);
+    const key = `${family}:${range.start}:${range.end}:${range.granularityMs}:${request.options.limit}`;
+    const group = groups.get(key) ?? { family, range, limit: request.options.limit, members: [] };
+    group.members.push(index);
+    groups.set(key, group);
+  });
+  await Promise.all([...groups.values()].map(async ({ family, range, limit, members }) => {
+    const ids = [...new Set(members.map((i) => (requests[i] as AggregateRequest).series.seriesId))];
+    const partials = await bucketPartials(store, tenant, family, ids, range);
+    for (const index of members) {
+      const request = requests[index] as AggregateRequest;
+      const sorted = [...(partials.get(request.series.seriesId) ?? [])].filter(([, p]) => p.n > 0).sort((a, b) => a[0] - b[0]);
+      const buckets = sorted.slice(0, limit).map(([ms, p]) => bucketOf(ms, p, family, request.options));
+      const next = sorted[limit];
+      results[index] = next ? { buckets, nextCursor: encodeCursor('b', next[0]) } : { buckets };
+    }
+  }));
+  return results;
+}
+
+export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
+  return (await aggregateMany(store, tenant, [{ series, options }]))[0] as AggregateResult;
+}
+
+// ---- latest -------------------------------------------------------------------------------
+
+interface LastRow { series: string; a: string; v: string; vt: string; vx: string }
+
+function latestPoint(family: Family, row: LastRow): LatestPoint {
+  let value: DatapointValue;
+  if (family === 'mixed') value = row.vx === '1' ? row.vt : Number(row.v);
+  else if (family === 'text') value = row.v;
+  else value = FAMILY_SHAPES[family].exactAggregates ? BigInt(row.v) : Number(row.v);
+  return { seriesId: Number(row.series), timestampMs: Number(row.a), value };
 }
 
 function newer(a: LatestPoint | undefined, b: LatestPoint | undefined): LatestPoint | undefined {
@@ -130,33 +285,42 @@ function newer(a: LatestPoint | undefined, b: LatestPoint | undefined): LatestPo
   return b.timestampMs > a.timestampMs ? b : a;
 }
 
-/** Latest points of one family's series: see latestSql for the two candidates and the rule. */
+/**
+ * Latest points of one family's series. The latest row is the newest point of the rollups as
+ * of the last fold; a series with dirty hours also looks at raw points there. When the row's
+ * own hour is dirty and no raw point there is as new, the newest clean rollup hour is asked.
+ */
 async function latestOfFamily(store: ColumnarStore, tenant: string, family: Family, ids: number[]): Promise<Map<number, LatestPoint>> {
   const shape = FAMILY_SHAPES[family];
-  const rows = await store.query<LatestRow>(latestSql(shape), { tenant, series: ids.map(BigInt) });
-  const fromTable = new Map<number, { point: LatestPoint; stale: boolean }>();
-  const fromRaw = new Map<number, LatestPoint>();
-  for (const row of rows) {
-    const point: LatestPoint = { seriesId: Number(row.series), timestampMs: Number(row.ts_ms), value: latestValue(family, row) };
-    if (row.from_raw) fromRaw.set(point.seriesId, point);
-    else fromTable.set(point.seriesId, { point, stale: row.stale === 1 });
-  }
+  const context = await store.query<ContextRow & LastRow>(latestContextSql(shape), { tenant, series: ids.map(BigInt) });
+  const dirty = dirtyBySeries(context);
+  const rows = new Map(context.filter((r) => r.kind === 'l').map((r) => [Number(r.series), latestPoint(family, r)]));
   const result = new Map<number, LatestPoint>();
-  const fallback: number[] = [];
-  for (const id of ids) {
-    const table = fromTable.get(id);
+  for (const id of ids) if (!dirty.has(id) && rows.has(id)) result.set(id, rows.get(id) as LatestPoint);
+  if (dirty.size === 0) return result;
+  const tombstones = tombstonesOf(context);
+  const params = new ColumnarParams();
+  const rawRows = await store.query<LastRow>(rawLatestSql(shape, rangeList(params, tenant, dirty, 'ts'), tombstones.length > 0), {
+    ...params.values, ...tombstoneParams(tombstones),
+  });
+  const fromRaw = new Map(rawRows.map((r) => [Number(r.series), latestPoint(family, r)]));
+  const fallback = new Map<number, Range[]>();
+  for (const [id, ranges] of dirty) {
+    const row = rows.get(id);
     const raw = fromRaw.get(id);
-    // The table row is the newest point of every clean hour; when its own hour is dirty,
-    // dirty-hour points at or after it still win, otherwise clean hours are asked again.
-    if (!table || !table.stale) { const best = newer(table?.point, raw); if (best) result.set(id, best); }
-    else if (raw && raw.timestampMs >= table.point.timestampMs) result.set(id, raw);
-    else fallback.push(id);
+    const rowStale = row !== undefined && overlaps(ranges, row.timestampMs, row.timestampMs + 1);
+    if (!rowStale) { const best = newer(row, raw); if (best) result.set(id, best); }
+    else if (raw && raw.timestampMs >= (row as LatestPoint).timestampMs) result.set(id, raw);
+    else fallback.set(id, ranges);
   }
-  if (fallback.length > 0) {
-    const clean = await store.query<LatestRow>(latestFromRollupSql(shape), { tenant, series: fallback.map(BigInt) });
-    const cleanPoints = new Map(clean.map((row) => [Number(row.series), { seriesId: Number(row.series), timestampMs: Number(row.ts_ms), value: latestValue(family, row) }]));
-    for (const id of fallback) {
-      const best = newer(cleanPoints.get(id), fromRaw.get(id));
+  if (fallback.size > 0) {
+    const excluded = new ColumnarParams();
+    const cleanRows = await store.query<LastRow>(rollupLatestSql(shape, rangeList(excluded, tenant, fallback, 'bucket')), {
+      ...excluded.values, tenant, series: [...fallback.keys()].map(BigInt),
+    });
+    const clean = new Map(cleanRows.map((r) => [Number(r.series), latestPoint(family, r)]));
+    for (const id of fallback.keys()) {
+      const best = newer(clean.get(id), fromRaw.get(id));
       if (best) result.set(id, best);
     }
   }

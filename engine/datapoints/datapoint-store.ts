@@ -7,7 +7,7 @@ import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { WriteVersionClock } from '../ingest/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
-import { aggregate, latest, readRaw } from './datapoint-read.ts';
+import { aggregate, aggregateMany, latest, readRaw, type AggregateRequest } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
@@ -116,6 +116,11 @@ export class DatapointStore {
 
   aggregate(tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
     return aggregate(this.columnar, tenant, series, options);
+  }
+
+  /** Aggregates of several series at once (the items of one /timeseries/data/list), in request order. */
+  aggregateMany(tenant: string, requests: readonly AggregateRequest[]): Promise<AggregateResult[]> {
+    return aggregateMany(this.columnar, tenant, requests);
   }
 
   latest(tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {
