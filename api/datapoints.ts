@@ -24,9 +24,14 @@ function identifierOf(item: { id?: number; externalId?: string }): Identifier {
   return { ...(item.id !== undefined ? { id: item.id } : {}), ...(item.externalId !== undefined ? { externalId: item.externalId } : {}) };
 }
 
+/** `items[3].datapoints[7].value` (the workers' JSON path) as the API's field names: `items.3.datapoints.7.value`. */
+function fieldName(path: string): string {
+  return path.replace(/\[(\d+)\]/g, '.$1');
+}
+
 function scanProblems(scanned: ScannedBody): FieldProblem[] {
   return scanned.errors.map((e) => ({
-    field: e.field, message: e.message,
+    field: fieldName(e.field), message: e.message,
     ...(e.itemIndex !== undefined ? { index: e.itemIndex } : {}),
     ...(e.pointIndex !== undefined ? { pointIndex: e.pointIndex } : {}),
     ...(e.limit !== undefined ? { limit: e.limit } : {}),
@@ -35,7 +40,7 @@ function scanProblems(scanned: ScannedBody): FieldProblem[] {
 
 function valueProblems(errors: PointValueError[]): FieldProblem[] {
   return errors.map((e) => ({
-    field: e.field, message: e.message, index: e.itemIndex, pointIndex: e.pointIndex, value: e.value, valueType: e.valueType, reason: e.reason,
+    field: fieldName(e.field), message: e.message, index: e.itemIndex, pointIndex: e.pointIndex, value: e.value, valueType: e.valueType, reason: e.reason,
     ...(e.limit !== undefined ? { limit: e.limit } : {}),
   }));
 }
@@ -60,6 +65,8 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
     if (encoded.errors.length > 0) throw new UnprocessableError(`${encoded.errors.length} value(s) do not parse against their series' valueType`, valueProblems(encoded.errors));
     const series = mergeSameSeries(encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0));
     if (series.length > 0) {
+      const textCount = series.reduce((n, s) => n + (s.valueType === 'TEXT' || s.valueType === 'MIXED' ? s.timestampMs.length : 0), 0);
+      await services.quotas.chargeDatapoints(access.tenant, series.reduce((n, s) => n + s.timestampMs.length, 0), textCount);
       await engine.ingestLog.append({ tenant: access.tenant, series });
       services.metrics.datapointsIngested.inc({ mode: engine.mode }, series.reduce((n, s) => n + s.timestampMs.length, 0));
     }

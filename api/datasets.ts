@@ -36,7 +36,9 @@ export function dataSetRoutes(services: Services): Route[] {
       responses: { 201: { description: 'created', schema: DataSetCollection }, 400: { description: 'unknown parent' }, 403: { description: 'no write grant' }, 409: { description: 'DuplicateError' }, 422: { description: 'field caps' } },
       async handle({ caller, body }) {
         const access = await services.access(caller);
-        return ok({ items: await createDataSets(services.relational, access, (body as { items: DataSetCreate[] }).items) }, 201);
+        const items = (body as { items: DataSetCreate[] }).items;
+        await services.quotas.chargeNodes(access.tenant, items.length);
+        return ok({ items: await createDataSets(services.relational, access, items) }, 201);
       },
     },
     {
@@ -88,6 +90,7 @@ export function dataSetRoutes(services: Services): Route[] {
       responses: { 201: { description: 'created', schema: ItemsResponse(Label) }, 409: { description: 'DuplicateError' }, 422: { description: 'field caps' } },
       async handle({ caller, body }) {
         const access = await services.access(caller);
+        await services.quotas.chargeNodes(access.tenant, (body as { items: unknown[] }).items.length);
         const { created, duplicated } = await createLabels(db, access.tenant, (body as { items: { externalId: string; name?: string; description?: string }[] }).items);
         if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
         return ok({ items: created }, 201);

@@ -21,6 +21,8 @@ export interface HttpDeps {
   metrics: Metrics;
   log: Logger;
   errorsBase: string;
+  /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError. */
+  chargeIngestedBytes?(tenant: string, bytes: number): Promise<void>;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -130,6 +132,14 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           } catch (error) {
             deps.metrics.limitHits.inc({ limit: 'body-bytes' });
             return finish(toErrorReply(error, deps.errorsBase), true);
+          }
+          if (budget === 'write' && !route.public && deps.chargeIngestedBytes) {
+            try {
+              await deps.chargeIngestedBytes(caller.tenant, rawBody.byteLength);
+            } catch (error) {
+              deps.metrics.limitHits.inc({ limit: 'ingested-bytes' });
+              throw error;
+            }
           }
           if (route.body) {
             body = parseJsonBody(rawBody, contentType);

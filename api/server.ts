@@ -10,6 +10,7 @@ import { logger } from '../engine/log.ts';
 import { openRelational, type RelationalStore } from '../engine/stores/relational.ts';
 import { migrate } from '../engine/stores/migrations.ts';
 import { TenantRegistry } from '../engine/tenants.ts';
+import { Quotas } from '../engine/quotas/quotas.ts';
 import { createAuthenticator } from './auth.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { assertNativeUws, mountRoutes } from './http-server.ts';
@@ -31,6 +32,8 @@ export interface RunningServer {
   port: number;
   services: Services;
   routes: Route[];
+  /** The data point store, ingest log and workers (tests reach the store through it). */
+  datapoints: DatapointEngine;
   close(): Promise<void>;
 }
 
@@ -98,7 +101,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const metrics = createMetrics();
   const tenants = new TenantRegistry();
   const services: Services = {
-    config, relational: store, metrics,
+    config, relational: store, metrics, quotas: new Quotas(store.pool, config),
     async access(caller) {
       await tenants.ensure(store.pool, caller.tenant);
       return resolveAccess(store.pool, caller);
@@ -117,12 +120,15 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     ...unitRoutes(),
     ...dataSetRoutes(services),
   );
-  mountRoutes(app, routes, { config, auth, metrics, log, errorsBase: errorsBase(config) });
+  mountRoutes(app, routes, {
+    config, auth, metrics, log, errorsBase: errorsBase(config),
+    chargeIngestedBytes: (tenant, bytes) => services.quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
+  });
   log.info({ host: config.host, port, dataDir: config.dataDir, role: config.role }, 'serving');
   const engine = datapoints;
   let closed = false;
   return {
-    port, services, routes,
+    port, services, routes, datapoints: engine,
     async close() {
       if (closed) return;
       closed = true;

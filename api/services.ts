@@ -2,6 +2,7 @@
 import type { ServiceConfig } from '../engine/config.ts';
 import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
+import type { Quotas } from '../engine/quotas/quotas.ts';
 import type { RelationalStore } from '../engine/stores/relational.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -9,6 +10,8 @@ export interface Services {
   config: Readonly<ServiceConfig>;
   relational: RelationalStore;
   metrics: Metrics;
+  /** Daily ingest quotas and lifetime ceilings (SPEC Limits). */
+  quotas: Quotas;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
   /** Called after time series are deleted: their points are purged in the background. */

@@ -83,7 +83,9 @@ export function timeseriesRoutes(services: Services): Route[] {
       },
       async handle({ caller, body }) {
         const access = await services.access(caller);
-        return ok({ items: await createTimeSeries(services.relational, access, (body as { items: TimeSeriesCreate[] }).items) }, 201);
+        const items = (body as { items: TimeSeriesCreate[] }).items;
+        await services.quotas.chargeNodes(access.tenant, items.length);
+        return ok({ items: await createTimeSeries(services.relational, access, items) }, 201);
       },
     },
     {
