@@ -22,7 +22,6 @@ const TOMBSTONE_INSERT_SQL = `INSERT INTO datapoint_tombstones (tenant, series_i
 SELECT {tenant:String}, {series:UInt64}, {begin:Int64}, {end:Int64}, {version:UInt64}`;
 const SERIES_PURGE_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
 SELECT {tenant:String}, arrayJoin({series:Array(UInt64)}), {begin:Int64}, {end:Int64}, {version:UInt64}`;
-const CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 const HIGH_WATER = 'write_version_high_water';
 
 export interface DatapointStoreOptions {
@@ -137,8 +136,7 @@ export class DatapointStore {
 
   private async maintain(fold: FoldOptions): Promise<MaintenanceReport> {
     const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold });
-    const [clock] = await this.columnar.query<{ now_us: string }>(CLOCK_SQL);
-    const tombstonesPurged = await purgeTombstones(this.columnar, BigInt(clock?.now_us ?? '0'), this.options.purge);
+    const tombstonesPurged = await purgeTombstones(this.columnar, report.computedAt, this.options.purge);
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
     return { ...report, tombstonesPurged };
   }

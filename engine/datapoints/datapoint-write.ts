@@ -30,8 +30,9 @@ export function assertSeriesPoints(points: SeriesPoints): void {
   const { seriesId, timestampMs } = points;
   assert.ok(Number.isSafeInteger(seriesId) && seriesId > 0, `series id ${seriesId} is not a positive safe integer`);
   const length = timestampMs.length;
+  // The message is built only on failure: this loop runs for every point.
   for (let i = 1; i < length; i++) {
-    assert.ok((timestampMs[i] as number) > (timestampMs[i - 1] as number), `series ${seriesId}: timestamps not strictly ascending at index ${i}`);
+    if (!((timestampMs[i] as number) > (timestampMs[i - 1] as number))) assert.fail(`series ${seriesId}: timestamps not strictly ascending at index ${i}`);
   }
   if (length > 0) assert.ok(Number.isSafeInteger(timestampMs[0]) && Number.isSafeInteger(timestampMs[length - 1]), `series ${seriesId}: timestamps must be integers`);
   switch (familyOf(points.valueType)) {
@@ -41,7 +42,7 @@ export function assertSeriesPoints(points: SeriesPoints): void {
     case 'decimal32':
       assertColumn('scaled', points.scaled, length, seriesId);
       for (const scaled of points.scaled as BigInt64Array) {
-        assert.ok(scaled <= DECIMAL32_SCALED_MAX && scaled >= -DECIMAL32_SCALED_MAX, `series ${seriesId}: DECIMAL32 value out of range`);
+        if (scaled > DECIMAL32_SCALED_MAX || scaled < -DECIMAL32_SCALED_MAX) assert.fail(`series ${seriesId}: DECIMAL32 value ${scaled} out of range`);
       }
       break;
     case 'text': assertColumn('text', points.text, length, seriesId); break;

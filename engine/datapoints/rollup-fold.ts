@@ -26,6 +26,8 @@ export interface FoldOptions {
 }
 
 export interface FoldReport {
+  /** The fold's start on the engine clock, µs. */
+  computedAt: bigint;
   /** Dirty ranges folded (whole or their cold part). */
   rangesFolded: number;
   /** Dirty ranges left for later (hot). */
@@ -202,5 +204,5 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
   }
   await remark(store, plan.remainders);
   await deleteMarks(store, plan.folded, computedAt, resolved.rangesPerStatement);
-  return { rangesFolded: plan.folded.length, rangesDeferred: plan.deferred };
+  return { computedAt, rangesFolded: plan.folded.length, rangesDeferred: plan.deferred };
 }
