@@ -25,6 +25,8 @@ export interface DatapointEngine {
   pool: DatapointPool;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
+  /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
+  ingestBacklog(): { queuedPoints: number; kafkaLag: number };
   purgeSeries(tenant: string, seriesIds: number[]): void;
   close(): Promise<void>;
 }
@@ -57,6 +59,11 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
   }];
   return {
     store, ingestLog, pool: parsePool, mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
+    ingestBacklog() {
+      const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;
+      const lag = ingester ? Object.values(ingester.stats().lagByPartition).reduce((a, b) => a + b, 0) : 0;
+      return { queuedPoints, kafkaLag: lag };
+    },
     purgeSeries(tenant, seriesIds) {
       store.purgeSeries(tenant, seriesIds).catch((error: unknown) => log.warn({ err: error, tenant }, 'purging the points of deleted time series failed'));
     },

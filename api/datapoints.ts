@@ -15,6 +15,7 @@ import type { PointValueError } from '../workers/datapoint-encode.ts';
 import { aggregateItemJson, itemsJson, rawItemJson } from './datapoint-json.ts';
 import type { DatapointEngine } from './datapoint-engine.ts';
 import { isJson } from './http-server.ts';
+import { timed } from './metrics.ts';
 import { noContent, type Reply, type Route } from './route.ts';
 import type { Services } from './services.ts';
 
@@ -67,7 +68,7 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
     if (series.length > 0) {
       const textCount = series.reduce((n, s) => n + (s.valueType === 'TEXT' || s.valueType === 'MIXED' ? s.timestampMs.length : 0), 0);
       await services.quotas.chargeDatapoints(access.tenant, series.reduce((n, s) => n + s.timestampMs.length, 0), textCount);
-      await engine.ingestLog.append({ tenant: access.tenant, series });
+      await timed(services.metrics, 'ingest-log', 'append', () => engine.ingestLog.append({ tenant: access.tenant, series }));
       services.metrics.datapointsIngested.inc({ mode: engine.mode }, series.reduce((n, s) => n + s.timestampMs.length, 0));
     }
     // SPEC: 404 when some targets are missing; the others are still inserted.
@@ -110,20 +111,20 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
           aggregateIndexes.push(i);
         });
         // All aggregate items in one store statement (Q2: 100 series in one round trip).
-        const aggregates = aggregateIndexes.length === 0 ? [] : await engine.store.aggregateMany(access.tenant, aggregateIndexes.map((i) => {
+        const aggregates = aggregateIndexes.length === 0 ? [] : await timed(services.metrics, 'clickhouse', 'aggregate', () => engine.store.aggregateMany(access.tenant, aggregateIndexes.map((i) => {
           const q = queries[i] as ListQuery;
           return {
             series: targets[i] as SeriesTarget,
             options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? Date.now() + 1, granularity: q.granularity as Granularity, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
           };
-        }));
+        })));
         const aggregateByIndex = new Map(aggregateIndexes.map((index, k) => [index, aggregates[k]]));
         const parts = await Promise.all(targets.map(async (target, i) => {
           if (!target) return undefined;
           const q = queries[i] as ListQuery;
           const aggregated = aggregateByIndex.get(i);
           if (aggregated) return aggregateItemJson(target, aggregated.buckets, q.aggregates as AggregateName[], aggregated.nextCursor);
-          const result = await engine.store.readRaw(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor });
+          const result = await timed(services.metrics, 'clickhouse', 'read-raw', () => engine.store.readRaw(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
           return rawItemJson(target, result.points, result.nextCursor);
         }));
         return { status: 200, body: itemsJson(parts.filter((p): p is string => p !== undefined)) };
@@ -162,7 +163,7 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
         if (missing.length > 0 && !request.ignoreUnknownIds) throw notFound(missing, 'Unknown time series');
         const present = targets.filter((t): t is SeriesTarget => t !== null);
         const unique = [...new Map(present.map((t) => [t.seriesId, t])).values()];
-        const latest = await engine.store.latest(access.tenant, unique);
+        const latest = await timed(services.metrics, 'clickhouse', 'latest', () => engine.store.latest(access.tenant, unique));
         const bySeries = new Map(latest.map((p) => [p.seriesId, p]));
         const items = present.flatMap((t) => {
           const point = bySeries.get(t.seriesId);

@@ -8,11 +8,21 @@ export interface Metrics {
   requestSeconds: Histogram<'route' | 'method' | 'status'>;
   limitHits: Counter<'limit'>;
   datapointsIngested: Counter<'mode'>;
-  ingestLagSeconds: Gauge;
+  ingestBacklog: Gauge<'kind'>;
   storeSeconds: Histogram<'store' | 'operation'>;
 }
 
-export function createMetrics(): Metrics {
+/** Observes how long a store call took, by store and operation. */
+export async function timed<T>(metrics: Metrics, store: string, operation: string, call: () => Promise<T>): Promise<T> {
+  const end = metrics.storeSeconds.startTimer({ store, operation });
+  try {
+    return await call();
+  } finally {
+    end();
+  }
+}
+
+export function createMetrics(sources: { ingestBacklog?: () => { queuedPoints: number; kafkaLag: number } } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -25,7 +35,13 @@ export function createMetrics(): Metrics {
     }),
     limitHits: new Counter({ name: 'limit_hits_total', help: 'How often each limit refused a request', labelNames: ['limit'], registers: [registry] }),
     datapointsIngested: new Counter({ name: 'datapoints_ingested_total', help: 'Data points acknowledged', labelNames: ['mode'], registers: [registry] }),
-    ingestLagSeconds: new Gauge({ name: 'ingest_lag_seconds', help: 'Age of the oldest unacknowledged ingest batch', registers: [registry] }),
+    ingestBacklog: new Gauge({ name: 'ingest_backlog', help: 'Ingest backlog: points queued for group commit (kind=queued_points), Kafka messages not yet ingested (kind=kafka_lag_messages)', labelNames: ['kind'], registers: [registry],
+      collect() {
+        const backlog = sources.ingestBacklog?.() ?? { queuedPoints: 0, kafkaLag: 0 };
+        this.set({ kind: 'queued_points' }, backlog.queuedPoints);
+        this.set({ kind: 'kafka_lag_messages' }, backlog.kafkaLag);
+      },
+    }),
     storeSeconds: new Histogram({
       name: 'store_operation_seconds', help: 'Store call latency', labelNames: ['store', 'operation'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5], registers: [registry],

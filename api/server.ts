@@ -98,7 +98,8 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     throw error;
   }
   const store = relational;
-  const metrics = createMetrics();
+  const engineForMetrics = datapoints;
+  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog() });
   const tenants = new TenantRegistry();
   const services: Services = {
     config, relational: store, metrics, quotas: new Quotas(store.pool, config),
@@ -113,13 +114,11 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const checks: HealthCheck[] = [{ name: 'postgres', ping: () => store.ping() }, ...datapoints.healthChecks];
   const routes: Route[] = [];
   let openapi: unknown;
-  routes.push(
-    ...operationalRoutes(services, checks, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret),
-    ...timeseriesRoutes(services),
-    ...datapointRoutes(services, datapoints),
-    ...unitRoutes(),
-    ...dataSetRoutes(services),
-  );
+  routes.push(...operationalRoutes(services, checks, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret));
+  // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
+  if (config.role !== 'ingester') {
+    routes.push(...timeseriesRoutes(services), ...datapointRoutes(services, datapoints), ...unitRoutes(), ...dataSetRoutes(services));
+  }
   mountRoutes(app, routes, {
     config, auth, metrics, log, errorsBase: errorsBase(config),
     chargeIngestedBytes: (tenant, bytes) => services.quotas.chargeDaily(tenant, 'ingestedBytes', bytes),

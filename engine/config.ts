@@ -87,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Servi
   } catch (error) {
     problems.push((error as Error).message);
   }
+  if (role !== 'all' && !env['KAFKA_BROKERS']) problems.push(`ROLE=${role}: the api and ingester roles talk through Kafka; set KAFKA_BROKERS`);
   if (problems.length > 0) throw new ConfigError(`Configuration rejected:\n${problems.join('\n')}`);
   const chUrl = env['CLICKHOUSE_URL'];
   return Object.freeze({
