@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
+import { renderParams } from './columnar-literal.ts';
 
 /** A bound value: numbers must be safe integers or finite doubles, 64-bit integers bigints. */
 export type ParamValue = string | number | bigint | boolean | readonly string[] | readonly number[] | readonly bigint[];
@@ -97,7 +98,6 @@ interface ChdbResult {
 interface ChdbSession {
   readonly connection: unknown;
   queryAsync(sql: string, opts?: { format?: string }): Promise<ChdbResult>;
-  queryBindAsync(sql: string, params: object, opts?: { format?: string }): Promise<ChdbResult>;
   close(): void;
 }
 interface ChdbModule {
@@ -139,10 +139,6 @@ function chdbColumn(column: InsertColumn): ChdbArrowColumn {
   return { name: column.name, format: ARROW_FORMAT[column.type], length: column.data.length, nullCount: 0, buffers: [null, ...buffers] };
 }
 
-function params(values: QueryParams | undefined): object {
-  return values ?? {};
-}
-
 function jsonLines<Row>(text: string): Row[] {
   const rows: Row[] = [];
   for (const line of text.split('\n')) if (line.length > 0) rows.push(JSON.parse(line) as Row);
@@ -162,10 +158,13 @@ class ChdbColumnarStore implements ColumnarStore {
     return new ChdbColumnarStore(chdb, new chdb.Session(path));
   }
 
-  /** Bound queries take chdb's parameter path; plain ones run without it (they may overlap). */
+  /**
+   * chdb's own binding runs every bound statement of the process through one queue (reads
+   * waited ~200 ms behind an insert); placeholders are rendered as typed literals instead
+   * (columnar-literal.ts), and statements run side by side.
+   */
   private run(sql: string, values: QueryParams | undefined, format: string): Promise<ChdbResult> {
-    if (values === undefined || Object.keys(values).length === 0) return this.session.queryAsync(sql, { format });
-    return this.session.queryBindAsync(sql, params(values), { format });
+    return this.session.queryAsync(renderParams(sql, values), { format });
   }
 
   async query<Row>(sql: string, values?: QueryParams): Promise<Row[]> {
@@ -283,7 +282,7 @@ class ServerColumnarStore implements ColumnarStore {
 }
 
 /** ClickHouse types a generated placeholder may carry. */
-export type ParamType = 'String' | 'UInt64' | 'Int64' | 'UInt32' | 'Array(String)' | 'Array(UInt64)';
+export type ParamType = 'String' | 'UInt64' | 'Int64' | 'UInt32' | 'Array(String)' | 'Array(UInt64)' | 'Array(Int64)';
 
 /**
  * Builds {pN:Type} placeholders while composing a statement from parts (OR-ed ranges), so
