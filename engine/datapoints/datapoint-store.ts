@@ -166,6 +166,7 @@ export class DatapointStore {
     this.closed = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    if (this.options.recoverUnmarked ?? true) await this.checkpoint().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the dirty-mark checkpoint'));
     await this.writeVersions.flush().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the write-version mark'));
     await this.columnar.close();
   }
