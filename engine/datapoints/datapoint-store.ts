@@ -95,10 +95,17 @@ export class DatapointStore {
     const end = exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1;
     if (begin >= end) return;
     const version = this.writeVersions.next();
-    await this.columnar.command(TOMBSTONE_INSERT_SQL, { tenant, series: seriesId, begin, end, version });
     const floorHour = (ms: number) => ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
     const endHour = floorHour(end) === end ? end : floorHour(end) + ROLLUP_BUCKET_MS;
-    await writeDirtyRanges(this.columnar, [{ tenant, seriesId, family: '', beginMs: floorHour(begin), endMs: endHour }]);
+    // Counted like an insert: the checkpoint must not pass a tombstone whose marks are not written yet.
+    this.insertsInFlight++;
+    this.insertEpoch++;
+    try {
+      await this.columnar.command(TOMBSTONE_INSERT_SQL, { tenant, series: seriesId, begin, end, version });
+      await writeDirtyRanges(this.columnar, [{ tenant, seriesId, family: '', beginMs: floorHour(begin), endMs: endHour }]);
+    } finally {
+      this.insertsInFlight--;
+    }
   }
 
   /** Deleted time series: their points are dead at once for any version and purged in the background. */

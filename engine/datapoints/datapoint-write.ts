@@ -189,15 +189,19 @@ export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly Di
   });
 }
 
-/**
- * Writes the points of every batch (one insert per storage family, in parallel), and only
- * then their dirty marks: a mark younger than the points is what lets the fold trust that
- * it saw them (datapoint-tables.sql.ts). Resolves once both are durable.
- */
-export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
+/** The points alone, one insert per storage family, in parallel (writeBatches adds the marks). */
+export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
   for (const batch of batches) assertIngestBatch(batch);
   const groups = groupByFamily(batches);
-  if (groups.size === 0) return;
   await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group)));
+}
+
+/**
+ * Writes the points of every batch, and only then their dirty marks: a mark younger than the
+ * points is what lets the fold trust that it saw them (datapoint-tables.sql.ts). Resolves
+ * once both are durable.
+ */
+export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
+  await insertPoints(store, batches);
   await writeDirtyRanges(store, dirtyRangesOf(batches));
 }

@@ -14,3 +14,10 @@ FROM ${rawTable}
 WHERE _part IN {parts:Array(String)}
 GROUP BY tenant, series_id`;
 }
+
+/** Tombstones written since a checkpoint (created_at, engine clock µs). */
+export const TOMBSTONES_AFTER_SQL = `SELECT tenant, toString(series_id) AS series, toString(begin_ms) AS begin_ms, toString(end_ms) AS end_ms
+FROM datapoint_tombstones
+WHERE created_at > {after:UInt64}`;
+
+export const TOMBSTONES_NEWEST_SQL = 'SELECT toString(max(created_at)) AS created_at FROM datapoint_tombstones';

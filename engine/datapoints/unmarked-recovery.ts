@@ -1,16 +1,18 @@
 // Crash recovery of dirty marks (issue 3): an insert writes its points, then their dirty
-// marks. A crash in between leaves points (never acknowledged, but stored and readable) that
-// the rollups would not know about. A checkpoint records the highest part block number of
-// each raw table up to which every part has its marks; at open, parts past it are scanned and
-// their series' hours marked dirty. Over-marking only costs a recomputation.
+// marks; a delete its tombstone, then its marks. A crash in between leaves a change (never
+// acknowledged, but stored and visible to raw reads) that the rollups would not know about.
+// A checkpoint records the highest part block number of each raw table, and the newest
+// tombstone, up to which every change has its marks; at open, later parts and tombstones are
+// marked dirty again. Over-marking only costs a recomputation.
 import type { Logger } from '../log.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS } from './families.ts';
-import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
+import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
 
 const RAW_TABLES = FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable);
+const TOMBSTONE_CHECKPOINT = 'unmarked_checkpoint:datapoint_tombstones';
 
 function checkpointName(table: string): string {
   return `unmarked_checkpoint:${table}`;
@@ -31,8 +33,22 @@ async function maxBlocks(store: ColumnarStore): Promise<Map<string, bigint>> {
  */
 export async function saveUnmarkedCheckpoint(store: ColumnarStore, stillIdle: () => boolean): Promise<void> {
   const blocks = await maxBlocks(store);
+  const [newest] = await store.query<{ created_at: string }>(TOMBSTONES_NEWEST_SQL);
   if (!stillIdle()) return;
   for (const [table, block] of blocks) await store.command(STATE_WRITE_SQL, { name: checkpointName(table), value: block });
+  await store.command(STATE_WRITE_SQL, { name: TOMBSTONE_CHECKPOINT, value: BigInt(newest?.created_at ?? '0') });
+}
+
+/** Tombstones newer than the checkpoint: their ranges, for every family. */
+async function recoverTombstones(store: ColumnarStore, log: Logger): Promise<void> {
+  const [saved] = await store.query<{ value: string }>(STATE_READ_SQL, { name: TOMBSTONE_CHECKPOINT });
+  const rows = await store.query<{ tenant: string; series: string; begin_ms: string; end_ms: string }>(TOMBSTONES_AFTER_SQL, { after: BigInt(saved?.value ?? '0') });
+  if (rows.length === 0) return;
+  await writeDirtyRanges(store, rows.map((row) => {
+    const end = Number(row.end_ms);
+    return { tenant: row.tenant, seriesId: Number(row.series), family: '', beginMs: floorHour(Number(row.begin_ms)), endMs: floorHour(end) === end ? end : floorHour(end) + ROLLUP_BUCKET_MS };
+  }));
+  log.info({ tombstones: rows.length }, 'marked the ranges of tombstones written since the last checkpoint dirty');
 }
 
 /** Marks dirty every series' hours in parts past the checkpoint, then moves the checkpoint. */
@@ -51,5 +67,6 @@ export async function recoverUnmarkedParts(store: ColumnarStore, log: Logger): P
     await writeDirtyRanges(store, ranges);
     log.info({ table, parts: parts.length, series: ranges.length }, 'marked the hours of parts written since the last checkpoint dirty');
   }
+  await recoverTombstones(store, log);
   await saveUnmarkedCheckpoint(store, () => true);
 }

@@ -22,7 +22,7 @@ export interface GroupCommitLogOptions {
   queuePointsMax?: number;
   /** Points per insert, at most (one larger append goes alone). @default 2_000_000 */
   commitPointsMax?: number;
-  /** Least time between the starts of two inserts, so light load also makes few parts. @default 20 */
+  /** Least time between the starts of two inserts, so light load also makes few parts. @default 10 */
   commitIntervalMinMs?: number;
   /** Retry-After of a refused append, seconds. @default 1 */
   retryAfterSeconds?: number;
@@ -117,7 +117,7 @@ export class GroupCommitLog implements IngestLog {
   private async commitLoop(): Promise<void> {
     while (this.queue.length > 0) {
       // Under light load, wait a moment so the next insert carries more than one request.
-      const waitMs = this.lastCommitStartMs + (this.options.commitIntervalMinMs ?? 20) - Date.now();
+      const waitMs = this.lastCommitStartMs + (this.options.commitIntervalMinMs ?? 10) - Date.now();
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
       const taken = this.take();
       this.lastCommitStartMs = Date.now();
