@@ -9,7 +9,8 @@
 // insert body into a string appended to the SQL text (no binary formats, no Arrow), so the
 // cheapest insert path (Arrow columns, about 5x less CPU than JSONEachRow here) is lost.
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
@@ -153,7 +154,8 @@ class ChdbColumnarStore implements ColumnarStore {
   private constructor(private readonly chdb: ChdbModule, private readonly session: ChdbSession) {}
 
   static open(path: string): ChdbColumnarStore {
-    mkdirSync(path, { recursive: true });
+    // Not recursive when the parent exists: Node's recursive mkdir never returns under /proc.
+    if (!existsSync(path)) mkdirSync(path, { recursive: !existsSync(dirname(path)) });
     const chdb = createRequire(import.meta.url)('chdb') as ChdbModule;
     return new ChdbColumnarStore(chdb, new chdb.Session(path));
   }
