@@ -82,6 +82,15 @@ t.test('engine errors reject, then the store still answers', async (t) => {
   t.equal(await store.ping(), true);
 });
 
+t.test('a statement does not wait for a long one running on another connection', async (t) => {
+  const order: string[] = [];
+  const long = store.command('SELECT sleepEachRow(0.05) FROM numbers(20) SETTINGS function_sleep_max_microseconds_per_block = 10000000')
+    .then(() => order.push('long'));
+  const quick = store.query('SELECT 1 AS one').then(() => order.push('quick'));
+  await Promise.all([long, quick]);
+  t.same(order, ['quick', 'long']);
+});
+
 t.test('data survives close and reopen of the engine', async (t) => {
   await store.close();
   store = await open();

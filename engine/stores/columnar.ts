@@ -61,7 +61,13 @@ export interface ColumnarStore {
 }
 
 export type ColumnarStoreOptions =
-  | { engine: 'chdb'; /** The engine's data directory, e.g. DATA_DIR/clickhouse. */ path: string }
+  | {
+    engine: 'chdb';
+    /** The engine's data directory, e.g. DATA_DIR/clickhouse. */
+    path: string;
+    /** Connections on it; a connection runs one statement at a time. @default 3 (libuv has 4 threads) */
+    connections?: number;
+  }
   | { engine: 'clickhouse'; url: string; username?: string; password?: string; database?: string; requestTimeoutMs?: number };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -84,7 +90,7 @@ function insertHead(insert: ColumnarInsert): string {
 }
 
 export async function openColumnarStore(options: ColumnarStoreOptions): Promise<ColumnarStore> {
-  const store = options.engine === 'chdb' ? ChdbColumnarStore.open(options.path) : ServerColumnarStore.open(options);
+  const store = options.engine === 'chdb' ? ChdbColumnarStore.open(options.path, options.connections ?? 3) : ServerColumnarStore.open(options);
   if (!(await store.ping())) throw new Error(`the ${options.engine} columnar store does not answer`);
   return store;
 }
@@ -146,18 +152,36 @@ function jsonLines<Row>(text: string): Row[] {
   return rows;
 }
 
+/** A chdb connection and how many statements it is running (a connection runs one at a time). */
+interface PooledSession {
+  session: ChdbSession;
+  running: number;
+}
+
 class ChdbColumnarStore implements ColumnarStore {
   readonly kind = 'chdb';
   private insertCount = 0;
   private closed = false;
 
-  private constructor(private readonly chdb: ChdbModule, private readonly session: ChdbSession) {}
+  private constructor(private readonly chdb: ChdbModule, private readonly pool: PooledSession[]) {}
 
-  static open(path: string): ChdbColumnarStore {
+  /**
+   * Several connections on the one data directory (they share the engine): a connection runs
+   * its statements one after another, so a read on a single connection waited for a running
+   * insert. Each statement takes the least busy connection.
+   */
+  static open(path: string, connections: number): ChdbColumnarStore {
     // Not recursive when the parent exists: Node's recursive mkdir never returns under /proc.
     if (!existsSync(path)) mkdirSync(path, { recursive: !existsSync(dirname(path)) });
     const chdb = createRequire(import.meta.url)('chdb') as ChdbModule;
-    return new ChdbColumnarStore(chdb, new chdb.Session(path));
+    const pool = Array.from({ length: Math.max(1, connections) }, () => ({ session: new chdb.Session(path), running: 0 }));
+    return new ChdbColumnarStore(chdb, pool);
+  }
+
+  private pick(): PooledSession {
+    let best = this.pool[0] as PooledSession;
+    for (const pooled of this.pool) if (pooled.running < best.running) best = pooled;
+    return best;
   }
 
   /**
@@ -165,8 +189,14 @@ class ChdbColumnarStore implements ColumnarStore {
    * waited ~200 ms behind an insert); placeholders are rendered as typed literals instead
    * (columnar-literal.ts), and statements run side by side.
    */
-  private run(sql: string, values: QueryParams | undefined, format: string): Promise<ChdbResult> {
-    return this.session.queryAsync(renderParams(sql, values), { format });
+  private async run(sql: string, values: QueryParams | undefined, format: string, on = this.pick()): Promise<ChdbResult> {
+    const text = renderParams(sql, values);
+    on.running++;
+    try {
+      return await on.session.queryAsync(text, { format });
+    } finally {
+      on.running--;
+    }
   }
 
   async query<Row>(sql: string, values?: QueryParams): Promise<Row[]> {
@@ -186,17 +216,19 @@ class ChdbColumnarStore implements ColumnarStore {
   async insertColumns(insert: ColumnarInsert): Promise<void> {
     const head = insertHead(insert);
     const name = `insert_${process.pid}_${++this.insertCount}`;
-    this.chdb._arrowRegisterColumns(this.session.connection, name, insert.columns.map(chdbColumn));
+    // The Arrow columns are registered on the connection that runs the insert.
+    const on = this.pick();
+    this.chdb._arrowRegisterColumns(on.session.connection, name, insert.columns.map(chdbColumn));
     try {
-      await this.run(`${head} FROM arrowstream('${name}')`, insert.params, 'TSV');
+      await this.run(`${head} FROM arrowstream('${name}')`, insert.params, 'TSV', on);
     } finally {
-      this.chdb._arrowUnregister(this.session.connection, name);
+      this.chdb._arrowUnregister(on.session.connection, name);
     }
   }
 
   async ping(): Promise<boolean> {
     try {
-      return (await this.session.queryAsync('SELECT 1', { format: 'TSV' })).text().trim() === '1';
+      return (await this.run('SELECT 1', undefined, 'TSV')).text().trim() === '1';
     } catch {
       return false;
     }
@@ -207,7 +239,7 @@ class ChdbColumnarStore implements ColumnarStore {
     this.closed = true;
     // close() defers teardown behind running native work; drain so a reopen in this
     // process (tests, restarts) finds the data directory free.
-    this.session.close();
+    for (const pooled of this.pool) pooled.session.close();
     await this.chdb.drainPending();
   }
 }
