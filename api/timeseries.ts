@@ -8,7 +8,8 @@ import {
 import { BadRequestError, type Identifier } from '../engine/errors.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX, TIMESERIES_SEARCH_LIMIT_DEFAULT } from '../engine/limits.ts';
 import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from '../engine/meta/timeseries-write.ts';
-import { filterTimeSeries, getTimeSeries, searchTimeSeries, timeSeriesByIds } from '../engine/meta/timeseries-read.ts';
+import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from '../engine/meta/timeseries-read.ts';
+import { pageJson } from '../engine/meta/timeseries-rows.ts';
 import { noContent, ok, type Route } from './route.ts';
 import type { Services } from './services.ts';
 
@@ -44,7 +45,7 @@ export function timeseriesRoutes(services: Services): Route[] {
         }
         const access = await services.access(caller);
         const filter = rawDataSet !== null ? { dataSetId: { id: Number(rawDataSet) } } : undefined;
-        return ok(await filterTimeSeries(db, access, { filter, limit, cursor: query.get('cursor') ?? undefined }));
+        return ok(pageJson(await filterTimeSeriesJson(db, access, { filter, limit, cursor: query.get('cursor') ?? undefined })));
       },
     },
     {
@@ -67,7 +68,7 @@ export function timeseriesRoutes(services: Services): Route[] {
       responses: { 200: { description: 'found time series, in request order', schema: TimeSeriesCollection }, 400: { description: 'invalid request' } },
       async handle({ caller, body }) {
         const access = await services.access(caller);
-        return ok({ items: await timeSeriesByIds(db, access, (body as { items: Identifier[] }).items) });
+        return ok(pageJson({ items: await timeSeriesByIdsJson(db, access, (body as { items: Identifier[] }).items) }));
       },
     },
     {
@@ -111,7 +112,7 @@ export function timeseriesRoutes(services: Services): Route[] {
       async handle({ caller, body }) {
         const request = body as FilterBody;
         const access = await services.access(caller);
-        return ok(await filterTimeSeries(db, access, { filter: request.filter, limit: request.limit ?? TIMESERIES_LIST_LIMIT_DEFAULT, sort: request.sort, cursor: request.cursor }));
+        return ok(pageJson(await filterTimeSeriesJson(db, access, { filter: request.filter, limit: request.limit ?? TIMESERIES_LIST_LIMIT_DEFAULT, sort: request.sort, cursor: request.cursor })));
       },
     },
     {

@@ -21,7 +21,9 @@ export function patternPredicate(params: SqlParams, column: string, patterns: st
   const list = asList(patterns);
   if (!list) return undefined;
   if (list.length === 0) return 'false';
-  return `(${list.map((p) => `${column} ILIKE ${params.bind(patternToIlike(p))}`).join(' OR ')})`;
+  // lower() LIKE lower() rather than ILIKE: a btree on lower(column) text_pattern_ops serves
+  // a pattern's literal prefix (migration 003), which ILIKE cannot use.
+  return `(${list.map((p) => `lower(${column}) LIKE lower(${params.bind(patternToIlike(p))})`).join(' OR ')})`;
 }
 
 export function labelsPredicate(params: SqlParams, labels: string | string[] | undefined): string | undefined {

@@ -13,7 +13,7 @@ import {
   type DataSetRef,
 } from './node-filter.ts';
 import { asList } from './patterns.ts';
-import { NODE_COLUMNS, toTimeSeries, type NodeRow } from './timeseries-rows.ts';
+import { NODE_COLUMNS, TIMESERIES_JSON, toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
 
 /** Sort allow-list (STYLE §7): SPEC property → column. */
 const SORT_COLUMNS: Record<string, SortColumn> = {
@@ -36,16 +36,35 @@ export async function getTimeSeries(db: Queryable, access: Access, id: number): 
   return toTimeSeries(found.row);
 }
 
-/** Misses and unreadable ones are silently omitted; order follows the request. */
-export async function timeSeriesByIds(db: Queryable, access: Access, identifiers: Identifier[]): Promise<TimeSeries[]> {
-  const resolved = await lookupNodes(db, access.tenant, 'timeseries', identifiers);
+/**
+ * Misses and unreadable ones are silently omitted; order follows the request; an identifier
+ * giving both id and externalId of different records is a 400. Records come as JSON texts.
+ */
+export async function timeSeriesByIdsJson(db: Queryable, access: Access, identifiers: Identifier[]): Promise<string[]> {
+  const ids = identifiers.filter((i) => i.id !== undefined).map((i) => i.id as number);
+  const externalIds = identifiers.filter((i) => i.externalId !== undefined).map((i) => i.externalId as string);
+  const params = new SqlParams();
+  const where = and([
+    tenantKind(params, access.tenant, 'timeseries'),
+    readablePredicate(params, access),
+    `(id = ANY(${params.bind(ids)}::bigint[]) OR external_id = ANY(${params.bind(externalIds)}::text[]))`,
+  ]);
+  const { rows } = await db.query<{ id: number; external_id: string; j: string }>(`SELECT id, external_id, ${TIMESERIES_JSON} AS j FROM nodes WHERE ${where}`, params.values);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
   const seen = new Set<number>();
-  const out: TimeSeries[] = [];
-  for (const r of resolved) {
-    if (!r.row || !canRead(access, r.row.data_set_id) || seen.has(r.row.id)) continue;
-    seen.add(r.row.id);
-    out.push(toTimeSeries(r.row));
-  }
+  const out: string[] = [];
+  identifiers.forEach((identifier, index) => {
+    const row = identifier.id !== undefined ? byId.get(identifier.id) : byExternalId.get(identifier.externalId as string);
+    if (row && identifier.id !== undefined && identifier.externalId !== undefined && row.external_id !== identifier.externalId) {
+      throw new BadRequestError(`items[${index}]: id ${identifier.id} and externalId "${identifier.externalId}" name different records`, [
+        { field: `items.${index}`, index, message: 'id and externalId name different records' },
+      ]);
+    }
+    if (!row || seen.has(row.id)) return;
+    seen.add(row.id);
+    out.push(row.j);
+  });
   return out;
 }
 
@@ -86,10 +105,6 @@ export function normaliseSort(sort: unknown): SortSpec {
   return { property, order: item.order === 'desc' ? 'desc' : 'asc' };
 }
 
-function sortValue(row: NodeRow, col: SortColumn): string | number | null {
-  return (row as unknown as Record<string, string | number | null>)[col.column] ?? null;
-}
-
 export interface FilterQuery {
   filter?: TimeSeriesFilter;
   limit: number;
@@ -97,20 +112,25 @@ export interface FilterQuery {
   cursor?: string;
 }
 
-export async function filterTimeSeries(db: Queryable, access: Access, query: FilterQuery): Promise<{ items: TimeSeries[]; nextCursor?: string }> {
+/** One page of the filter, records as JSON texts (see TIMESERIES_JSON). */
+export async function filterTimeSeriesJson(db: Queryable, access: Access, query: FilterQuery): Promise<JsonPage> {
   const sort = normaliseSort(query.sort);
   const col = SORT_COLUMNS[sort.property] as SortColumn;
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
   const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
-  const { rows } = await db.query<NodeRow>(
-    `SELECT ${NODE_COLUMNS} FROM nodes WHERE ${and([where, keyset])} ORDER BY ${orderBy(col, sort.order)} LIMIT ${params.bind(query.limit + 1)}`,
+  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(
+    // The page is chosen first and only its rows are turned into JSON (PostgreSQL would
+    // otherwise build the JSON of every matching row before sorting).
+    `SELECT id, ${col.column} AS sort_value, ${TIMESERIES_JSON} AS j
+       FROM (SELECT * FROM nodes WHERE ${and([where, keyset])} ORDER BY ${orderBy(col, sort.order)} LIMIT ${params.bind(query.limit + 1)}) AS page
+      ORDER BY ${orderBy(col, sort.order)}`,
     params.values,
   );
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
-  const items = page.map(toTimeSeries);
-  return rows.length > query.limit && last ? { items, nextCursor: encodeCursor(sort, sortValue(last, col), last.id) } : { items };
+  const items = page.map((r) => r.j);
+  return rows.length > query.limit && last ? { items, nextCursor: encodeCursor(sort, last.sort_value ?? null, last.id) } : { items };
 }
 
 /**

@@ -20,6 +20,26 @@ export interface NodeRow {
 
 export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, labels, metadata, source, value_type, unit, unit_external_id, created_time, last_updated_time';
 
+/**
+ * The API record built by PostgreSQL as JSON text (same fields as toTimeSeries, absent
+ * instead of null): large pages skip parsing rows in JavaScript and re-serialising them.
+ */
+export const TIMESERIES_JSON = `jsonb_strip_nulls(jsonb_build_object(
+  'id', id, 'externalId', external_id, 'name', coalesce(name, ''), 'description', description,
+  'valueType', value_type, 'unit', unit, 'unitExternalId', unit_external_id, 'dataSetId', data_set_id,
+  'source', source, 'labels', labels, 'metadata', metadata,
+  'createdTime', created_time, 'lastUpdatedTime', last_updated_time))::text`;
+
+/** A page of records as JSON texts, ready to splice into a response. */
+export interface JsonPage {
+  items: string[];
+  nextCursor?: string;
+}
+
+export function pageJson(page: JsonPage): string {
+  return `{"items":[${page.items.join(',')}]${page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`}}`;
+}
+
 export function toTimeSeries(row: NodeRow): TimeSeries {
   const record: TimeSeries = {
     id: row.id,
