@@ -144,10 +144,10 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
         if (missing.length > 0) {
           throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
         }
-        for (const [i, target] of targets.entries()) {
-          const b = bounds[i] as { begin?: number; end?: number };
-          await engine.store.deleteRange(access.tenant, (target as SeriesTarget).seriesId, b.begin, b.end);
-        }
+        // One store write for every item: a 10 000-item delete is one tombstone insert.
+        await engine.store.deleteRanges(access.tenant, targets.map((target, i) => ({
+          seriesId: (target as SeriesTarget).seriesId, inclusiveBeginMs: bounds[i]?.begin, exclusiveEndMs: bounds[i]?.end,
+        })));
         return noContent();
       },
     })),

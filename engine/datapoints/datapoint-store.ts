@@ -18,8 +18,6 @@ import type {
   AggregateOptions, AggregateResult, IngestBatch, LatestPoint, RawReadOptions, RawReadResult, SeriesRef,
 } from './types.ts';
 
-const TOMBSTONE_INSERT_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
-SELECT {tenant:String}, {series:UInt64}, {begin:Int64}, {end:Int64}, {version:UInt64}`;
 const SERIES_PURGE_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
 SELECT {tenant:String}, arrayJoin({series:Array(UInt64)}), {begin:Int64}, {end:Int64}, {version:UInt64}`;
 const HIGH_WATER = 'write_version_high_water';
@@ -37,6 +35,13 @@ export interface DatapointStoreOptions {
    * with several ingesters their Kafka replay does the same. @default true
    */
   recoverUnmarked?: boolean;
+}
+
+/** One range of DatapointStore.deleteRanges; both bounds omitted: every point of the series. */
+export interface DeleteRange {
+  seriesId: number;
+  inclusiveBeginMs?: number;
+  exclusiveEndMs?: number;
 }
 
 export interface MaintenanceReport extends FoldReport {
@@ -90,22 +95,35 @@ export class DatapointStore {
    * Deletes [inclusiveBeginMs, exclusiveEndMs) of a series (both omitted: every point). Visible
    * to reads on return; wins over every point written before it, also when replayed later.
    */
-  async deleteRange(tenant: string, seriesId: number, inclusiveBeginMs?: number, exclusiveEndMs?: number): Promise<void> {
-    const begin = inclusiveBeginMs ?? TIMESTAMP_MS_MIN;
-    const end = exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1;
-    if (begin >= end) return;
+  deleteRange(tenant: string, seriesId: number, inclusiveBeginMs?: number, exclusiveEndMs?: number): Promise<void> {
+    return this.deleteRanges(tenant, [{ seriesId, inclusiveBeginMs, exclusiveEndMs }]);
+  }
+
+  /**
+   * Several range deletes (the items of one request) under one version: one tombstone insert
+   * and one dirty-mark insert for all of them, not two statements per item (a 10 000-item
+   * delete took minutes that way).
+   */
+  async deleteRanges(tenant: string, ranges: readonly DeleteRange[]): Promise<void> {
+    const spans = ranges
+      .map((r) => ({ seriesId: r.seriesId, begin: r.inclusiveBeginMs ?? TIMESTAMP_MS_MIN, end: r.exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1 }))
+      .filter((r) => r.begin < r.end);
+    if (spans.length === 0) return;
     const version = this.writeVersions.next();
+    await this.columnar.insertColumns({
+      table: 'datapoint_tombstones',
+      targetColumns: ['tenant', 'series_id', 'begin_ms', 'end_ms', 'version'],
+      select: '{tenant:String}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms)), {version:UInt64}',
+      params: { tenant, version },
+      columns: [
+        { name: 'series_id', type: 'Float64', data: Float64Array.from(spans, (r) => r.seriesId) },
+        { name: 'begin_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.begin) },
+        { name: 'end_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.end) },
+      ],
+    });
     const floorHour = (ms: number) => ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
-    const endHour = floorHour(end) === end ? end : floorHour(end) + ROLLUP_BUCKET_MS;
-    // Counted like an insert: the checkpoint must not pass a tombstone whose marks are not written yet.
-    this.insertsInFlight++;
-    this.insertEpoch++;
-    try {
-      await this.columnar.command(TOMBSTONE_INSERT_SQL, { tenant, series: seriesId, begin, end, version });
-      await writeDirtyRanges(this.columnar, [{ tenant, seriesId, family: '', beginMs: floorHour(begin), endMs: endHour }]);
-    } finally {
-      this.insertsInFlight--;
-    }
+    const ceilHour = (ms: number) => (floorHour(ms) === ms ? ms : floorHour(ms) + ROLLUP_BUCKET_MS);
+    await writeDirtyRanges(this.columnar, spans.map((r) => ({ tenant, seriesId: r.seriesId, family: '', beginMs: floorHour(r.begin), endMs: ceilHour(r.end) })));
   }
 
   /** Deleted time series: their points are dead at once for any version and purged in the background. */
