@@ -54,6 +54,7 @@ export class DatapointStore {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<MaintenanceReport> | undefined;
   private lastCheckpointMs = 0;
+  private lastExpiryMs = 0;
   private closed = false;
   private readonly log: Logger;
 
@@ -161,7 +162,10 @@ export class DatapointStore {
 
   private async maintain(fold: FoldOptions): Promise<MaintenanceReport> {
     const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold });
-    const tombstonesPurged = await purgeTombstones(this.columnar, report.computedAt, this.options.purge);
+    // Expired tombstones are looked for once a minute; pending ones every round.
+    const expire = Date.now() - this.lastExpiryMs > 60_000;
+    const tombstonesPurged = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
+    if (expire) this.lastExpiryMs = Date.now();
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
     return { ...report, tombstonesPurged };
   }

@@ -46,8 +46,8 @@ async function purgeDerived(store: ColumnarStore, rows: readonly PendingRow[]): 
   }
 }
 
-/** Returns how many tombstones were purged; 0 when none was pending. */
-export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}): Promise<number> {
+/** Returns how many tombstones were purged; 0 when none was pending. `expire` also drops old purged ones. */
+export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}, expire = true): Promise<number> {
   const rows = await store.query<PendingRow>(PENDING_TOMBSTONES_SQL, { limit: options.tombstonesPerPurge ?? 500 });
   if (rows.length > 0) {
     for (const family of FAMILIES) {
@@ -59,7 +59,7 @@ export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, o
     await store.command(markPurgedSql(identity(params, rows)), params.values);
   }
   const retentionMicros = BigInt(options.tombstoneRetentionMs ?? 7 * 86_400_000) * 1000n;
-  if (nowMicros > retentionMicros) {
+  if (expire && nowMicros > retentionMicros) {
     const cutoff = nowMicros - retentionMicros;
     const [expired] = await store.query<{ expired: string }>(EXPIRED_TOMBSTONES_SQL, { cutoff });
     if (Number(expired?.expired ?? 0) > 0) await store.command(DROP_EXPIRED_TOMBSTONES_SQL, { cutoff });
