@@ -25,6 +25,8 @@ export interface DatapointSystem {
   ingestBody(workload: Workload, series: number, firstPointIndex: number, pointCount: number): Buffer;
   /** After the last acknowledgement: whatever makes every point readable. */
   afterIngest(): Promise<void>;
+  /** The directory whose size is the system's data on disk. */
+  storageDir(): string;
   /** Bytes of the data points on disk once merges have settled, with how that was reached. */
   settleStorage(opts: { settleSecondsMax: number }): Promise<{ bytes: number; note: string }>;
   query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }>;
@@ -33,11 +35,12 @@ export interface DatapointSystem {
 
 /**
  * Polls a directory's size until it has not changed for `stableSamples` samples or the time is
- * up: background merges replace parts, so the figure shrinks and then settles.
+ * up: background merges replace parts, so the figure shrinks and then settles. Merges can start
+ * late on a loaded machine, so the default asks for 30 s without change.
  */
 export async function settleDirectory(dir: string, opts: { settleSecondsMax: number; intervalMs?: number; stableSamples?: number }): Promise<{ bytes: number; waitedSeconds: number; settled: boolean }> {
   const intervalMs = opts.intervalMs ?? 3000;
-  const stableSamples = opts.stableSamples ?? 3;
+  const stableSamples = opts.stableSamples ?? 10;
   const started = Date.now();
   let last = diskBytes(dir);
   let stable = 0;

@@ -23,6 +23,16 @@ export function readProcStat(pid: number): ProcStat | undefined {
   return { pid, ppid, cpuSeconds: (utime + stime) / CLOCK_TICKS_PER_SECOND };
 }
 
+/** The state letter of /proc/<pid>/stat (R, S, D, Z, ...), or undefined when it is gone. */
+export function readProcState(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /** `pid` and every live descendant of it. */
 export function processTree(rootPid: number): number[] {
   const children = new Map<number, number[]>();

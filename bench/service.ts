@@ -6,7 +6,8 @@ import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mintToken } from '../api/auth.ts';
-import { processTree, readCmdline } from './proc-stats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { processTree, readCmdline, readProcState } from './proc-stats.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = 180_000;
@@ -120,18 +121,40 @@ function findMainPid(rootPid: number): number {
   return candidates.at(-1) ?? rootPid;
 }
 
-/** SIGTERM to the server process by PID, then to the wrapper, then SIGKILL as a last resort. */
+/**
+ * SIGTERM to the server process by PID and wait for it to go; then the npx wrapper, which
+ * exits with it. Escalates to SIGKILL, and finally stops any process of the original tree
+ * still there (an embedded PostgreSQL orphaned by a killed server), each by its PID.
+ */
 async function stopChild(child: ChildProcess, mainPid: number | undefined): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  const tree = child.pid ? processTree(child.pid).map((pid) => ({ pid, cmdline: readCmdline(pid) })) : [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const within = (ms: number) => Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-  if (mainPid) signal(mainPid, 'SIGTERM');
-  if (await within(STOP_TIMEOUT_MS)) return;
-  if (child.pid) signal(child.pid, 'SIGTERM');
-  if (await within(10_000)) return;
-  if (mainPid) signal(mainPid, 'SIGKILL');
-  if (child.pid) signal(child.pid, 'SIGKILL');
-  await within(10_000);
+  const childWithin = (ms: number) => Promise.race([exited.then(() => true), sleep(ms, undefined, { ref: false }).then(() => false)]);
+  if (mainPid && mainPid !== child.pid) {
+    signal(mainPid, 'SIGTERM');
+    if (!(await gone(mainPid, STOP_TIMEOUT_MS))) signal(mainPid, 'SIGKILL');
+  }
+  if (!(await childWithin(10_000)) && child.pid) {
+    signal(child.pid, 'SIGTERM');
+    if (!(await childWithin(10_000))) signal(child.pid, 'SIGKILL');
+  }
+  for (const { pid, cmdline } of tree) {
+    if (readCmdline(pid) !== cmdline || cmdline === '') continue; // gone, or the PID was reused
+    signal(pid, 'SIGTERM');
+    if (!(await gone(pid, 10_000))) signal(pid, 'SIGKILL');
+  }
+}
+
+/** Polls /proc until the process is gone (or a zombie) or the time is up. */
+async function gone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const state = readProcState(pid);
+    if (state === undefined || state === 'Z') return true;
+    await sleep(100);
+  }
+  return false;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

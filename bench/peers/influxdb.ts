@@ -62,8 +62,12 @@ export class InfluxdbPeer implements DatapointSystem {
   /** A 204 from /write means the points are in the WAL and readable. */
   async afterIngest(): Promise<void> {}
 
+  storageDir(): string {
+    return this.#dir;
+  }
+
   async settleStorage(opts: { settleSecondsMax: number }) {
-    const settled = await settleDirectory(this.#dir, { settleSecondsMax: opts.settleSecondsMax, stableSamples: 4 });
+    const settled = await settleDirectory(this.#dir, { settleSecondsMax: opts.settleSecondsMax });
     return { bytes: settled.bytes, note: `du of its meta, data and wal dirs; compaction after 5 s of write silence, ${settled.settled ? `stable after ${settled.waitedSeconds.toFixed(0)} s` : `not settled after ${settled.waitedSeconds.toFixed(0)} s`}` };
   }
 

@@ -65,6 +65,10 @@ export class VictoriaMetricsPeer implements DatapointSystem {
     await this.#get('/internal/force_flush');
   }
 
+  storageDir(): string {
+    return this.#dataDir;
+  }
+
   async settleStorage(opts: { settleSecondsMax: number }) {
     await this.#get('/internal/force_merge');
     const settled = await settleDirectory(this.#dataDir, { settleSecondsMax: opts.settleSecondsMax });
