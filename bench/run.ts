@@ -26,8 +26,8 @@ const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SUITES = ['metadata', 'datapoints'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
-/** Seconds to wait for merges to settle before measuring bytes on disk, per size. */
-const SETTLE_SECONDS_MAX: Record<BenchOptions['size'], number> = { full: 180, small: 60, tiny: 0 };
+/** Seconds to wait for background merges to settle (before any forced merge), per size. */
+const SETTLE_SECONDS_MAX: Record<BenchOptions['size'], number> = { full: 60, small: 30, tiny: 0 };
 
 type Suite = (typeof SUITES)[number];
 type PeerName = (typeof PEER_NAMES)[number];
