@@ -111,20 +111,27 @@ export class DatapointStore {
       .filter((r) => r.begin < r.end);
     if (spans.length === 0) return;
     const version = this.writeVersions.next();
-    await this.columnar.insertColumns({
-      table: 'datapoint_tombstones',
-      targetColumns: ['tenant', 'series_id', 'begin_ms', 'end_ms', 'version'],
-      select: '{tenant:String}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms)), {version:UInt64}',
-      params: { tenant, version },
-      columns: [
-        { name: 'series_id', type: 'Float64', data: Float64Array.from(spans, (r) => r.seriesId) },
-        { name: 'begin_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.begin) },
-        { name: 'end_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.end) },
-      ],
-    });
     const floorHour = (ms: number) => ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
     const ceilHour = (ms: number) => (floorHour(ms) === ms ? ms : floorHour(ms) + ROLLUP_BUCKET_MS);
-    await writeDirtyRanges(this.columnar, spans.map((r) => ({ tenant, seriesId: r.seriesId, family: '', beginMs: floorHour(r.begin), endMs: ceilHour(r.end) })));
+    // Counted like an insert: the recovery checkpoint must not pass a tombstone whose marks are not written yet.
+    this.insertsInFlight++;
+    this.insertEpoch++;
+    try {
+      await this.columnar.insertColumns({
+        table: 'datapoint_tombstones',
+        targetColumns: ['tenant', 'series_id', 'begin_ms', 'end_ms', 'version'],
+        select: '{tenant:String}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms)), {version:UInt64}',
+        params: { tenant, version },
+        columns: [
+          { name: 'series_id', type: 'Float64', data: Float64Array.from(spans, (r) => r.seriesId) },
+          { name: 'begin_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.begin) },
+          { name: 'end_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.end) },
+        ],
+      });
+      await writeDirtyRanges(this.columnar, spans.map((r) => ({ tenant, seriesId: r.seriesId, family: '', beginMs: floorHour(r.begin), endMs: ceilHour(r.end) })));
+    } finally {
+      this.insertsInFlight--;
+    }
   }
 
   /** Deleted time series: their points are dead at once for any version and purged in the background. */
