@@ -23,11 +23,29 @@ function valueAt(points: SeriesPoints, i: number): string {
   return points.isText?.[i] ? JSON.stringify(points.text?.[i] ?? '') : `"${points.float?.[i] as number}"`;
 }
 
-export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCursor?: string): string {
-  const parts: string[] = new Array(points.timestampMs.length);
+/** Points per string chunk: long enough to amortise the Buffer conversion, short enough to stay a flat string. */
+const POINTS_PER_CHUNK = 1024;
+
+/**
+ * One item of a raw answer. The points are concatenated into strings of POINTS_PER_CHUNK
+ * and converted to bytes per chunk: about twice as fast for 100 000 points as one string
+ * per point joined at the end (bench Q3).
+ */
+export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCursor?: string): Buffer {
+  // Numbers and the fixed text are ASCII; only TEXT and MIXED values may need UTF-8.
+  const encoding = points.valueType === 'TEXT' || points.valueType === 'MIXED' ? 'utf8' : 'latin1';
   const ts = points.timestampMs;
-  for (let i = 0; i < ts.length; i++) parts[i] = `{"timestamp":${ts[i] as number},"value":${valueAt(points, i)}}`;
-  return header(target) + parts.join(',') + footer(nextCursor);
+  const chunks: Buffer[] = [Buffer.from(header(target))];
+  let text = '';
+  for (let i = 0; i < ts.length; i++) {
+    text += `${i > 0 ? ',' : ''}{"timestamp":${ts[i] as number},"value":${valueAt(points, i)}}`;
+    if (i % POINTS_PER_CHUNK === POINTS_PER_CHUNK - 1) {
+      chunks.push(Buffer.from(text, encoding));
+      text = '';
+    }
+  }
+  chunks.push(Buffer.from(text + footer(nextCursor), encoding));
+  return Buffer.concat(chunks);
 }
 
 const FIELD_OF: Record<AggregateName, keyof AggregateBucket> = { AVG: 'average', MIN: 'min', MAX: 'max', COUNT: 'count', SUM: 'sum' };
@@ -49,6 +67,13 @@ export function aggregateItemJson(target: SeriesTarget, buckets: AggregateBucket
   return header(target) + parts.join(',') + footer(nextCursor);
 }
 
-export function itemsJson(items: string[]): string {
-  return `{"items":[${items.join(',')}]}`;
+/** `{"items":[...]}` around items already serialised. */
+export function itemsJson(items: (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('{"items":[')];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(Buffer.from(','));
+    parts.push(typeof item === 'string' ? Buffer.from(item) : item);
+  });
+  parts.push(Buffer.from(']}'));
+  return Buffer.concat(parts);
 }

@@ -127,7 +127,7 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
           const result = await timed(services.metrics, 'clickhouse', 'read-raw', () => engine.store.readRaw(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
           return rawItemJson(target, result.points, result.nextCursor);
         }));
-        return { status: 200, body: itemsJson(parts.filter((p): p is string => p !== undefined)) };
+        return { status: 200, body: itemsJson(parts.filter((p): p is string | Buffer => p !== undefined)) };
       },
     },
     ...(['post', 'delete'] as const).map((method): Route => ({

@@ -44,7 +44,9 @@ interface Aborted { aborted: boolean }
 
 function send(res: HttpResponse, state: Aborted, reply: Reply | ErrorReply, requestId: string, closeConnection = false): void {
   if (state.aborted) return;
-  const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  // Strings and bytes are bodies already serialised (pages built by the stores); anything else is JSON.
+  const body = reply.body === undefined ? undefined
+    : typeof reply.body === 'string' || reply.body instanceof Uint8Array ? reply.body : JSON.stringify(reply.body);
   res.cork(() => {
     res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
     res.writeHeader('X-Request-Id', requestId);
