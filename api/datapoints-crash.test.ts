@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { mintToken } from './auth.ts';
-import { ROOMY_POLICY } from './testing/datapoints-fixture.ts';
+import { assertDatapointResponse, ROOMY_POLICY } from './testing/datapoints-fixture.ts';
 import { startServiceProcess, stopOrphanedPostgres, type ServiceProcess } from './testing/service-process.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-crash-'));
@@ -103,6 +103,7 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
     do {
       const res = await request(second.url, 'POST', '/timeseries/data/list', { items: [{ externalId, start: T0 - 1000, end: T0 + 10_000_000_000, limit: 100_000, ...(cursor ? { cursor } : {}) }] });
       t.equal(res.status, 200, `${externalId}: read after restart`);
+      assertDatapointResponse(t, 'list', res.json);
       for (const p of res.json.items[0].datapoints as { timestamp: number; value: string }[]) stored.set(p.timestamp, p.value);
       cursor = res.json.items[0].nextCursor;
     } while (cursor);
@@ -125,6 +126,7 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
     t.equal(stored.size, 0, `${externalId}: no point that was never sent`);
     const counted = await request(second.url, 'POST', '/timeseries/data/list', { items: [{ externalId, start: T0, end: T0 + 30 * 86_400_000, granularity: '1d', aggregates: ['COUNT'] }] });
     const raw = await request(second.url, 'POST', '/timeseries/data/list', { items: [{ externalId, start: T0, limit: 100_000 }] });
+    assertDatapointResponse(t, 'list', counted.json);
     t.equal(counted.json.items[0].datapoints.reduce((n: number, b: { count: number }) => n + b.count, 0), raw.json.items[0].datapoints.length, `${externalId}: COUNT agrees with the raw points after the restart`);
   }
   const after = await request(second.url, 'POST', '/timeseries/data', { items: [{ externalId: 'crash-float', datapoints: [{ timestamp: T0 - 5000, value: '-1' }] }] });

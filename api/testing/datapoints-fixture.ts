@@ -2,6 +2,8 @@
 // not get in the way (those have their own tests), series creation, and a raw read that pages
 // through a whole range so tests can compare what is stored with what they wrote.
 import type { Test } from 'tap';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { DatapointLatestResponse, DatapointListResponse } from '../../schemas/datapoints.ts';
 import { schemaCheckedRequest, type CheckedRequest } from './response-schema.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
@@ -70,4 +72,16 @@ export async function pollUntil<T>(what: string, probe: () => Promise<T | undefi
     if (Date.now() > until) throw new Error(`${what}: not reached within ${deadlineMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+const LIST_RESPONSE = TypeCompiler.Compile(DatapointListResponse);
+const LATEST_RESPONSE = TypeCompiler.Compile(DatapointLatestResponse);
+
+/**
+ * For services in a child process, where the route table is not at hand: a 200 body of
+ * /timeseries/data/list or /latest against the response schema the route declares.
+ */
+export function assertDatapointResponse(t: Test, route: 'list' | 'latest', body: unknown): void {
+  const check = route === 'list' ? LIST_RESPONSE : LATEST_RESPONSE;
+  t.strictSame([...check.Errors(body)].slice(0, 5).map((e) => `${e.path} ${e.message}`), [], `${route} 200 matches its response schema`);
 }
