@@ -156,6 +156,58 @@ t.test('400s and 404s, one case per line', async (t) => {
   t.strictSame(textCount.body.items[0].datapoints, [{ timestamp: T0, count: 2 }], 'TEXT COUNT counts the text points');
 });
 
+t.test('the timestamp window edges, points before 1970, bounds far outside the window', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 'edge', valueType: 'FLOAT' }]);
+  const MIN = -2_208_988_800_000;
+  const MAX = 4_102_444_799_999;
+  const edges = [MIN, -DAY - 1, -1, 0, MAX].map((timestamp, i) => ({ timestamp, value: String(i + 1) }));
+  await insert(t, token, [{ externalId: 'edge', datapoints: edges }]);
+  const check = async (phase: string) => {
+    const raw = await list(t, token, { items: [{ externalId: 'edge', start: MIN, end: MAX + 1 }, { externalId: 'edge' }, { externalId: 'edge', start: -9_007_199_254_740_991, end: 9_007_199_254_740_991 }] });
+    t.equal(raw.status, 200, `${phase}: raw 200`);
+    t.strictSame(raw.body.items.map((i: { datapoints: Point[] }) => i.datapoints), [edges, edges, edges], `${phase}: raw over the whole window, without bounds, and with bounds far outside it`);
+    const agg = await list(t, token, { aggregates: ['COUNT', 'SUM'], items: [
+      { externalId: 'edge', granularity: '1d', start: -9_007_199_254_740_991, end: 9_007_199_254_740_991 },
+      { externalId: 'edge', granularity: '1h', start: -2 * DAY, end: HOUR },
+      { externalId: 'edge', granularity: '1m', start: -2 * DAY, end: MINUTE },
+    ] });
+    t.equal(agg.status, 200, `${phase}: aggregates 200`);
+    t.strictSame(agg.body.items.map((i: { datapoints: unknown[] }) => i.datapoints), [
+      [{ timestamp: MIN, count: 1, sum: '1' }, { timestamp: -2 * DAY, count: 1, sum: '2' }, { timestamp: -DAY, count: 1, sum: '3' }, { timestamp: 0, count: 1, sum: '4' }, { timestamp: MAX + 1 - DAY, count: 1, sum: '5' }],
+      [{ timestamp: -DAY - HOUR, count: 1, sum: '2' }, { timestamp: -HOUR, count: 1, sum: '3' }, { timestamp: 0, count: 1, sum: '4' }],
+      [{ timestamp: -DAY - MINUTE, count: 1, sum: '2' }, { timestamp: -MINUTE, count: 1, sum: '3' }, { timestamp: 0, count: 1, sum: '4' }],
+    ], `${phase}: buckets before 1970 are floored, not truncated toward zero`);
+  };
+  await check('raw');
+  await store.runMaintenance({ includeHot: true });
+  await check('folded');
+});
+
+t.test('one series in several items, each with its own query; 100 items at most', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 's', valueType: 'FLOAT' }]);
+  await insert(t, token, [{ externalId: 's', datapoints: Array.from({ length: 48 }, (_, i) => ({ timestamp: T0 + i * HOUR / 2, value: String(i) })) }]);
+  const res = await list(t, token, { items: [
+    { externalId: 's', start: T0, end: T0 + 2 * HOUR, granularity: '1h', aggregates: ['COUNT', 'SUM'] },
+    { externalId: 's', start: T0 + 10 * HOUR, end: T0 + 11 * HOUR, granularity: '1m', aggregates: ['COUNT'] },
+    { externalId: 's', start: T0, end: T0 + DAY, granularity: '1d', aggregates: ['MAX'] },
+    { externalId: 's', start: T0 + 5 * HOUR, end: T0 + 6 * HOUR },
+    { externalId: 's', start: T0 + 20 * HOUR, end: T0 + 22 * HOUR, granularity: '1h', aggregates: ['SUM'], limit: 1 },
+  ] });
+  t.strictSame(res.body.items.map((i: { datapoints: unknown[] }) => i.datapoints), [
+    [{ timestamp: T0, count: 2, sum: '1' }, { timestamp: T0 + HOUR, count: 2, sum: '5' }],
+    [{ timestamp: T0 + 10 * HOUR, count: 1 }, { timestamp: T0 + 10 * HOUR + 30 * MINUTE, count: 1 }],
+    [{ timestamp: T0, max: '47' }],
+    [{ timestamp: T0 + 5 * HOUR, value: '10' }, { timestamp: T0 + 5 * HOUR + 30 * MINUTE, value: '11' }],
+    [{ timestamp: T0 + 20 * HOUR, sum: '81' }],
+  ], 'each item answers its own query');
+  t.type(res.body.items[4].nextCursor, 'string', 'the limited item pages on');
+  t.notOk('nextCursor' in res.body.items[0], 'the others do not');
+  t.equal((await list(t, token, { items: Array.from({ length: 100 }, () => ({ externalId: 's', limit: 1 })) })).status, 200, '100 items: 200');
+  assertErrorBody(t, await list(t, token, { items: Array.from({ length: 101 }, () => ({ externalId: 's' })) }), { status: 400, fields: ['items'] }, '101 items');
+});
+
 // ---- the aggregate model ------------------------------------------------------------------
 
 function mulberry32(seed: number): () => number {

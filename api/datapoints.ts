@@ -5,7 +5,7 @@ import {
   DatapointListResponse, type DatapointListRequest as ListBody,
 } from '../schemas/datapoints.ts';
 import { BadRequestError, NotFoundError, UnprocessableError, type FieldProblem, type Identifier } from '../engine/errors.ts';
-import { AGGREGATES_LIMIT_MAX, DATAPOINT_BODY_BYTES_MAX, DATAPOINTS_LIMIT_DEFAULT, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
+import { AGGREGATES_LIMIT_MAX, DATAPOINT_BODY_BYTES_MAX, DATAPOINTS_LIMIT_DEFAULT, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import { mergeSameSeries } from '../engine/datapoints/merge-series.ts';
 import { parseInstant } from '../engine/datapoints/instant.ts';
 import type { AggregateName, Granularity, SeriesPoints } from '../engine/datapoints/types.ts';
@@ -196,10 +196,13 @@ function listQuery(item: ListBody['items'][number], top: ListBody, index: number
   if (granularity !== undefined && !aggregates) throw problem('granularity needs aggregates', 'granularity');
   if (aggregates && granularity === undefined) throw problem('aggregates need a granularity (1m, 1h or 1d)', 'aggregates');
   if (start !== undefined && end !== undefined && start > end) throw problem('start is after end', 'start');
+  // No point lies outside the timestamp window, so bounds beyond it mean the window's edge
+  // (a bound of -2^53 made the aggregate bucket arithmetic fail with a 500).
+  const clamp = (ms: number | undefined) => (ms === undefined ? undefined : Math.min(Math.max(ms, TIMESTAMP_MS_MIN), TIMESTAMP_MS_MAX + 1));
   const limitMax = aggregates ? AGGREGATES_LIMIT_MAX : DATAPOINTS_LIMIT_MAX;
   const limit = item.limit ?? top.limit ?? DATAPOINTS_LIMIT_DEFAULT;
   if (limit > limitMax) throw problem(`limit is at most ${limitMax} here`, 'limit');
-  return { start, end, aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, limit, cursor: item.cursor };
+  return { start: clamp(start), end: clamp(end), aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, limit, cursor: item.cursor };
 }
 
 function pointColumns(target: SeriesTarget, timestampMs: number, value: number | bigint | string): SeriesPoints {
