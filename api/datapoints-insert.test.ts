@@ -339,3 +339,18 @@ t.test('JSON numbers are accepted for every numeric valueType', async (t) => {
     t.strictSame(back, [{ timestamp: T0, value: '12' }, { timestamp: T0 + 1, value: '-3' }], `${externalId}: numbers read back as strings`);
   }
 });
+
+t.test('an item whose id and externalId name different series is a 400 on every data point route', async (t) => {
+  const { token } = tenant();
+  const ids = await createSeries(srv, token, [{ externalId: 'a', valueType: 'FLOAT' }, { externalId: 'b', valueType: 'FLOAT' }]);
+  const both = { id: ids['a'], externalId: 'b' };
+  const check = async (method: string, p: string, body: unknown) => assertErrorBody(t, await call(t, method, p, { token, body }), { status: 400, fields: ['items.1'] }, `${method} ${p}`);
+  await check('POST', '/timeseries/data', { items: [{ externalId: 'a', datapoints: pts(1) }, { ...both, datapoints: pts(1) }] });
+  await check('POST', '/timeseries/data/list', { items: [{ externalId: 'a' }, both] });
+  await check('POST', '/timeseries/data/latest', { items: [{ externalId: 'a' }, both] });
+  await check('POST', '/timeseries/data/delete', { items: [{ externalId: 'a' }, both] });
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'a' }), [], 'nothing inserted');
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'b' }), [], 'in either series');
+  const agreeing = await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ id: ids['a'], externalId: 'a', datapoints: pts(1) }, { externalId: 'b', datapoints: [] }] } });
+  t.equal(agreeing.status, 204, 'id and externalId of one series, and an empty datapoints array: 204');
+});
