@@ -156,6 +156,18 @@ t.test('a replayed topic brings back no deleted point, adds no duplicate, undoes
   t.strictSame(latest.body.items.map((i: { externalId: string; datapoints: Point[] }) => [i.externalId, i.datapoints]), [['r', [{ timestamp: T0 + 99_000, value: '1009' }]]], 'latest: the newest write; the cleared series omitted');
 });
 
+t.test('a delete right after the acknowledgement (the ingester may lag) wins over the earlier write', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 'race', valueType: 'NUMERIC' }]);
+  await insert(t, token, [{ externalId: 'race', datapoints: pts(200, (i) => `${i}.5`) }]);
+  // No wait for the ingester: the delete's version is newer than the acknowledged write's.
+  t.equal((await srv.call(t, 'POST', '/timeseries/data/delete', { token, body: { items: [{ externalId: 'race', inclusiveBegin: T0, exclusiveEnd: T0 + 150_000 }] } })).status, 204);
+  await insert(t, token, [{ externalId: 'race', datapoints: [{ timestamp: T0 + 500_000, value: '1' }] }]);
+  // One series, one partition, in order: once the marker is there, the first write was ingested too.
+  const points = await pollPoints(t, token, 'race', 'the marker after the delete', (p) => p.some((x) => x.timestamp === T0 + 500_000));
+  t.strictSame(points, [...pts(50, (i) => `${150 + i}.5`, T0 + 150_000), { timestamp: T0 + 500_000, value: '1' }], 'the deleted range stays deleted although its points were ingested after the delete');
+});
+
 t.test('ROLE=api produces, ROLE=ingester consumes, one after the other on one DATA_DIR', async (t) => {
   const splitMock = await startKafkaMock({ partitions: 2 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-roles-'));
