@@ -63,3 +63,26 @@ t.test('request errors: invalid JSON, wrong content type, unknown route, body li
   t.match(tooLarge.body, { type: /\/request-too-large$/, status: 413, limitBytes: 4 * 1024 * 1024 });
   t.notOk(JSON.stringify(tooLarge.body).includes('stack'));
 });
+
+t.test('body limit without Content-Length: counted as the chunks arrive', async (t) => {
+  const token = srv.token({ org: srv.newTenant() });
+  const chunk = new Uint8Array(256 * 1024).fill(32);
+  let sent = 0;
+  const body = new ReadableStream({
+    pull(controller) {
+      if (sent >= 6 * 1024 * 1024) return controller.close();
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  const res = await fetch(`${srv.url}/timeseries/byids`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, duplex: 'half',
+  } as RequestInit);
+  t.equal(res.status, 413);
+  t.match(await res.json(), { status: 413, limitBytes: 4 * 1024 * 1024 });
+  const small = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('{"items":[{"id":1}]}')); c.close(); } });
+  const ok = await fetch(`${srv.url}/timeseries/byids`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: small, duplex: 'half',
+  } as RequestInit);
+  t.equal(ok.status, 200, 'a small chunked body is read whole');
+});
