@@ -11,6 +11,7 @@
 import t, { type Test } from 'tap';
 import { assertErrorBody, type ExpectedError } from './testing/error-body.ts';
 import { createSeries, readAllPoints, startDatapointServer, type Point } from './testing/datapoints-fixture.ts';
+import { mulberry32 } from '../engine/testing/prng.ts';
 
 const srv = await startDatapointServer();
 t.teardown(() => srv.close());
@@ -210,15 +211,6 @@ t.test('one series in several items, each with its own query; 100 items at most'
 
 // ---- the aggregate model ------------------------------------------------------------------
 
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A stored value as the model keeps it: FLOAT/MIXED numbers, BIGINT bigints, NUMERIC micro-units, MIXED text. */
 type ModelValue = { kind: 'float'; value: number } | { kind: 'int'; value: bigint } | { kind: 'scaled'; value: bigint } | { kind: 'text'; value: string };

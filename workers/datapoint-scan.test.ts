@@ -9,18 +9,10 @@ import { ID_MAX, ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } fro
 import { type ScannedBody, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED } from './datapoint-body.ts';
 import { scanDatapointBodyWithJsonParse } from './datapoint-scan-json.ts';
 import { scanDatapointBody, scanDatapointBodyBytes } from './datapoint-scan.ts';
+import { mulberry32 as prng } from '../engine/testing/prng.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The first difference between two scans (the scanner that made them aside), or null. */
 function scanDifference(a: ScannedBody, b: ScannedBody): string | null {

@@ -4,16 +4,8 @@
 // line per edge case.
 import t from 'tap';
 import { jsonNumberValue, parseBigintText, parseDecimalText, parseNumericText, scanJsonNumber } from './number-text.ts';
+import { mulberry32 as prng } from '../engine/testing/prng.ts';
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -6,17 +6,8 @@ import t, { type Test } from 'tap';
 type Tap = Test;
 import { VALUE_TYPES, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
 import { BatchCodecError, BatchCodecVersionError, decodeIngestBatch, encodeIngestBatch } from './batch-codec.ts';
+import { mulberry32 as prng } from '../testing/prng.ts';
 
-/** Small deterministic PRNG (mulberry32) so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SPECIAL_FLOATS = [0, -0, NaN, Infinity, -Infinity, Number.MIN_VALUE, Number.MAX_VALUE, 1e-300, -123.456];
 const SPECIAL_BIGINTS = [0n, -1n, 1n, (1n << 63n) - 1n, -(1n << 63n), 9007199254740993n];

@@ -1,0 +1,14 @@
+// Deterministic pseudo-random numbers for tests and the bench, so a failing seed can be
+// replayed and every expected answer recomputed from the generator alone.
+
+/** A stream of uniform floats in [0, 1) from a 32-bit seed (mulberry32). */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
