@@ -56,6 +56,16 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
   async function insert(caller: Parameters<Services['access']>[0], rawBody: ArrayBuffer, contentType: string): Promise<Reply> {
     if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
     const access = await services.access(caller);
+    // Announced while parsing, so the group commit can wait for this request to join it.
+    const appended = engine.ingestLog.expectAppend?.();
+    try {
+      return await insertAnnounced(access, rawBody, appended);
+    } finally {
+      appended?.();
+    }
+  }
+
+  async function insertAnnounced(access: Awaited<ReturnType<Services['access']>>, rawBody: ArrayBuffer, appended: (() => void) | undefined): Promise<Reply> {
     const { body, scanned } = await engine.pool.scan(rawBody);
     if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned));
     const { targets, missing } = await resolveSeriesTargets(db, access, scanned.items.map(identifierOf), 'write');
@@ -68,7 +78,9 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
     if (series.length > 0) {
       const textCount = series.reduce((n, s) => n + (s.valueType === 'TEXT' || s.valueType === 'MIXED' ? s.timestampMs.length : 0), 0);
       await services.quotas.chargeDatapoints(access.tenant, series.reduce((n, s) => n + s.timestampMs.length, 0), textCount);
-      await timed(services.metrics, 'ingest-log', 'append', () => engine.ingestLog.append({ tenant: access.tenant, series }));
+      const appending = engine.ingestLog.append({ tenant: access.tenant, series });
+      appended?.();
+      await timed(services.metrics, 'ingest-log', 'append', () => appending);
       services.metrics.datapointsIngested.inc({ mode: engine.mode }, series.reduce((n, s) => n + s.timestampMs.length, 0));
     }
     // SPEC: 404 when some targets are missing; the others are still inserted.

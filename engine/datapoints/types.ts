@@ -58,6 +58,11 @@ export interface IngestBatch {
  */
 export interface IngestLog {
   append(batch: Omit<IngestBatch, 'writeVersion'>): Promise<void>;
+  /**
+   * Optional: announces an append on its way (a request being parsed) so a batching log can
+   * let it join the next insert; call the returned function once appended or abandoned.
+   */
+  expectAppend?(): () => void;
   close(): Promise<void>;
 }
 

@@ -44,7 +44,7 @@ class GatedSink implements GroupCommitSink {
   }
 }
 
-const newLog = (sink: GroupCommitSink, options: { queuePointsMax?: number } = {}) =>
+const newLog = (sink: GroupCommitSink, options: { queuePointsMax?: number; expectedWaitMaxMs?: number } = {}) =>
   new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, ...options });
 
 async function values(tenant: string, seriesId: number): Promise<number[]> {
@@ -115,6 +115,35 @@ t.test('a failed insert refuses only its own appends', async (t) => {
   t.same(await values(tenant, 30), []);
   t.same(await values(tenant, 31), [1, 1]);
   t.equal(log.stats().commitFailures, 1);
+});
+
+t.test('a commit waits for an announced append, which then shares its insert', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink, { expectedWaitMaxMs: 60_000 });
+  const announced = log.expectAppend();
+  const first = log.append({ tenant, series: [series(50, 2)] });
+  // The commit loop is parked on the announcement; the announced append arrives later.
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(sink.calls.length, 0, 'no insert while an announced append is on its way');
+  const second = log.append({ tenant, series: [series(51, 2)] });
+  announced();
+  await Promise.all([first, second]);
+  t.same(sink.calls.map((batches) => batches.length), [2], 'one insert for both');
+  t.same(await values(tenant, 51), [1, 1]);
+});
+
+t.test('an announcement that never appends holds a commit only until expectedWaitMaxMs', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new GatedSink();
+  const log = newLog(sink, { expectedWaitMaxMs: 1 });
+  const abandoned = log.expectAppend();
+  await log.append({ tenant, series: [series(52, 1)] });
+  t.same(sink.calls.length, 1);
+  abandoned();
+  abandoned();
+  await log.append({ tenant, series: [series(53, 1)] });
+  t.same(await values(tenant, 53), [1], 'released twice counts once');
 });
 
 t.test('close waits for queued appends and refuses new ones', async (t) => {
