@@ -48,6 +48,11 @@ export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCurs
   return Buffer.concat(chunks);
 }
 
+/** One item of a raw answer around point JSON the engine wrote (`{..},{..}`, see readRawJson). */
+export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array, nextCursor?: string): Buffer {
+  return Buffer.concat([Buffer.from(header(target)), datapoints, Buffer.from(footer(nextCursor))]);
+}
+
 const FIELD_OF: Record<AggregateName, keyof AggregateBucket> = { AVG: 'average', MIN: 'min', MAX: 'max', COUNT: 'count', SUM: 'sum' };
 
 function aggregateValue(valueType: ValueType, name: AggregateName, value: number | bigint): string {

@@ -12,7 +12,7 @@ import type { AggregateName, Granularity, SeriesPoints } from '../engine/datapoi
 import { resolveSeriesTargets, type SeriesTarget } from '../engine/meta/series-targets.ts';
 import type { ScannedBody } from '../workers/datapoint-body.ts';
 import type { PointValueError } from '../workers/datapoint-encode.ts';
-import { aggregateItemJson, itemsJson, rawItemJson } from './datapoint-json.ts';
+import { aggregateItemJson, itemsJson, rawItemFromJson, rawItemJson } from './datapoint-json.ts';
 import type { DatapointEngine } from './datapoint-engine.ts';
 import { isJson } from './http-server.ts';
 import { timed } from './metrics.ts';
@@ -136,8 +136,8 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
           const q = queries[i] as ListQuery;
           const aggregated = aggregateByIndex.get(i);
           if (aggregated) return aggregateItemJson(target, aggregated.buckets, q.aggregates as AggregateName[], aggregated.nextCursor);
-          const result = await timed(services.metrics, 'clickhouse', 'read-raw', () => engine.store.readRaw(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
-          return rawItemJson(target, result.points, result.nextCursor);
+          const result = await timed(services.metrics, 'clickhouse', 'read-raw', () => engine.store.readRawJson(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
+          return rawItemFromJson(target, result.datapoints, result.nextCursor);
         }));
         return { status: 200, body: itemsJson(parts.filter((p): p is string | Buffer => p !== undefined)) };
       },

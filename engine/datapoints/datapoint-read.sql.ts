@@ -5,7 +5,7 @@
 // are cheaper than one with subqueries.) A point with version <= a covering tombstone's is
 // dead; the rule is monotonic in version, so filtering before or after FINAL's dedup gives
 // the same rows. Tenant leads every WHERE; names come from families.ts only.
-import type { FamilyShape } from './families.ts';
+import type { Family, FamilyShape } from './families.ts';
 
 /** Live-point predicate over bound tombstone arrays; '' when the series have none. */
 export function aliveCondition(hasTombstones: boolean): string {
@@ -120,3 +120,43 @@ WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND point
 GROUP BY series_id`;
 }
 
+
+/** A Float64 column as JS's String(number) spells it: '1e+21' not '1e21', '0' for -0 (round-trips either way). */
+function floatText(column: string): string {
+  return `multiIf(${column} = 0, '0', abs(${column}) < 1e21, toString(${column}), replaceOne(toString(${column}), 'e', 'e+'))`;
+}
+
+/** The JSON value of a raw point per family: numbers as JSON strings (SPEC), text escaped by the engine. */
+const VALUE_JSON: Readonly<Record<Family, string>> = {
+  float: `concat('"', ${floatText('value')}, '"')`,
+  int: `concat('"', toString(value), '"')`,
+  // Decimals print without trailing zeros, as formatScaled does.
+  numeric: `concat('"', toString(value), '"')`,
+  decimal32: `concat('"', toString(value), '"')`,
+  text: 'toJSONString(value)',
+  mixed: `if(is_text = 1, toJSONString(text), concat('"', ${floatText('value')}, '"'))`,
+};
+
+/**
+ * One raw page as JSON text (RawBLOB): each point `,{"timestamp":..,"value":".."}`, ascending,
+ * formatted by the engine (shortest round-trip floats, exact integers and decimals). The page
+ * reads {fetch} = {limit} + 1 points; the one past the page comes out as `\n<ts>` instead,
+ * last when ascending and first when descending, so the caller knows a next page exists and
+ * where. row_number over an explicit order numbers deterministically (rowNumberInAllBlocks
+ * numbered in storage order, not in the page's order).
+ */
+export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', hasTombstones: boolean): string {
+  return `SELECT line FROM (
+  SELECT ts, if(row_number() OVER (ORDER BY ts ${order}) <= {limit:UInt32},
+    concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON[shape.family]}, '}'), concat('\\n', toString(ts))) AS line
+  FROM (
+    SELECT ts, ${shape.insertValueTargets.join(', ')}
+    FROM ${shape.rawTable} FINAL
+    WHERE ${where('tenant = {tenant:String} AND series_id = {series_id:UInt64} AND ts >= {start:Int64} AND ts < {end:Int64}', aliveCondition(hasTombstones))}
+    ORDER BY ts ${order}
+    LIMIT {fetch:UInt32}
+  )
+)
+ORDER BY ts ASC
+SETTINGS output_format_json_escape_forward_slashes = 0`;
+}

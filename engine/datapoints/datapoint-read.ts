@@ -9,7 +9,7 @@ import { ColumnarParams, type ColumnarStore, type QueryParams } from '../stores/
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
 import {
-  TOMBSTONE_CONTEXT_SQL, aggregateContextSql, latestContextSql, rawBucketsSql, rawLatestSql, rawReadSql, rollupLatestSql,
+  TOMBSTONE_CONTEXT_SQL, aggregateContextSql, latestContextSql, rawBucketsSql, rawJsonSql, rawLatestSql, rawReadSql, rollupLatestSql,
 } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
 import type {
@@ -113,7 +113,8 @@ function pointsOf(series: SeriesRef, table: Table, count: number, reverse: boole
   return points;
 }
 
-export async function readRaw(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
+/** The time window and direction of a raw page after its cursor. */
+function rawWindow(options: RawReadOptions): { start: number; end: number; descending: boolean } {
   assertLimit(options.limit, DATAPOINTS_LIMIT_MAX);
   // SPEC: start omitted means the most recent `limit` points; later pages walk back in time.
   const descending = options.start === undefined;
@@ -123,6 +124,11 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
     if (descending) end = Math.min(end, decodeCursor(options.cursor, 'd'));
     else start = Math.max(start, decodeCursor(options.cursor, 'a'));
   }
+  return { start, end, descending };
+}
+
+export async function readRaw(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
+  const { start, end, descending } = rawWindow(options);
   if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = tombstonesOf(await store.query<ContextRow>(TOMBSTONE_CONTEXT_SQL, { tenant, series: [BigInt(series.seriesId)], start, end }));
@@ -134,6 +140,43 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
   if (table.numRows <= options.limit) return { points };
   const edge = descending ? (points.timestampMs[0] as number) : (points.timestampMs[count - 1] as number) + 1;
   return { points, nextCursor: encodeCursor(descending ? 'd' : 'a', edge) };
+}
+
+/** A raw page as JSON text: `datapoints` holds the array's elements, comma-separated, no brackets. */
+export interface RawJsonResult {
+  datapoints: Uint8Array;
+  nextCursor?: string;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * readRaw with the engine writing the JSON of each point (rawJsonSql): a 100 000-point page
+ * costs about 20 ms in the engine instead of ~15 ms plus 30-60 ms of JS string building
+ * (bench Q3). Same window, order, cursors and liveness rules as readRaw.
+ */
+export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawJsonResult> {
+  const { start, end, descending } = rawWindow(options);
+  if (start >= end) return { datapoints: new Uint8Array(0) };
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  const tombstones = tombstonesOf(await store.query<ContextRow>(TOMBSTONE_CONTEXT_SQL, { tenant, series: [BigInt(series.seriesId)], start, end }));
+  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstoneParams(tombstones),
+  });
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  // Points never contain a raw newline (JSON escapes it): a newline starts the marker row.
+  const marker = bytes.indexOf(NEWLINE);
+  if (marker < 0) return { datapoints: bytes.subarray(1) };
+  if (marker !== bytes.lastIndexOf(NEWLINE)) throw new Error('raw JSON page: more than one row past the page');
+  if (descending) {
+    // The marker leads: `\n<ts>,{...}`; the next page ends after the marker's point.
+    if (marker !== 0) throw new Error('raw JSON page: the row past a descending page is not first');
+    const comma = bytes.indexOf(0x2c);
+    const edge = Number(bytes.toString('latin1', 1, comma < 0 ? bytes.length : comma));
+    return { datapoints: comma < 0 ? new Uint8Array(0) : bytes.subarray(comma + 1), nextCursor: encodeCursor('d', edge + 1) };
+  }
+  const edge = Number(bytes.toString('latin1', marker + 1));
+  return { datapoints: bytes.subarray(1, marker), nextCursor: encodeCursor('a', edge) };
 }
 
 // ---- aggregates ---------------------------------------------------------------------------

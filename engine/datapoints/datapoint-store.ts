@@ -7,7 +7,7 @@ import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { WriteVersionClock } from '../ingest/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
-import { aggregate, aggregateMany, latest, readRaw, type AggregateRequest } from './datapoint-read.ts';
+import { aggregate, aggregateMany, latest, readRaw, readRawJson, type AggregateRequest, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
@@ -144,6 +144,11 @@ export class DatapointStore {
 
   readRaw(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
     return readRaw(this.columnar, tenant, series, options);
+  }
+
+  /** readRaw as JSON text written by the engine (the API's answer), for large pages. */
+  readRawJson(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawJsonResult> {
+    return readRawJson(this.columnar, tenant, series, options);
   }
 
   aggregate(tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {

@@ -52,6 +52,8 @@ export interface ColumnarStore {
   query<Row = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<Row[]>;
   /** The result of a SELECT as an Arrow table (columnar reads: Float64Array, BigInt64Array). */
   queryArrow(sql: string, params?: QueryParams): Promise<Table>;
+  /** The result of a SELECT in RawBLOB format: the bytes of its one String column, rows back to back (answers built by the engine). */
+  queryBytes(sql: string, params?: QueryParams): Promise<Uint8Array>;
   /** A statement without a result: DDL, INSERT ... SELECT, DELETE. */
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Inserts columns; resolves once the engine has written (and, per table settings, synced) the part. */
@@ -209,6 +211,10 @@ class ChdbColumnarStore implements ColumnarStore {
     return bytes.length === 0 ? new Table() : tableFromIPC(bytes);
   }
 
+  async queryBytes(sql: string, values?: QueryParams): Promise<Uint8Array> {
+    return (await this.run(sql, values, 'RawBLOB')).bytes();
+  }
+
   async command(sql: string, values?: QueryParams): Promise<void> {
     await this.run(sql, values, 'TSV');
   }
@@ -286,6 +292,13 @@ class ServerColumnarStore implements ColumnarStore {
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const bytes = Buffer.concat(chunks);
     return bytes.length === 0 ? new Table() : tableFromIPC(bytes);
+  }
+
+  async queryBytes(sql: string, values?: QueryParams): Promise<Uint8Array> {
+    const result = await this.client.exec({ query: `${sql}\nFORMAT RawBLOB`, query_params: values as Record<string, unknown> });
+    const chunks: Buffer[] = [];
+    for await (const chunk of result.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
   }
 
   async command(sql: string, values?: QueryParams): Promise<void> {
