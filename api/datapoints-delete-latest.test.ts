@@ -141,6 +141,7 @@ t.test('delete: 400 for an unknown series or a bad bound, and nothing is deleted
   await check('10001 items', Array.from({ length: 10_001 }, () => s), { status: 400, fields: ['items'] });
   const many = await call(t, 'POST', '/timeseries/data/delete', { token, body: { items: Array.from({ length: 10_000 }, (_, i) => ({ ...s, inclusiveBegin: T0 + 10_000 + i, exclusiveEnd: T0 + 10_001 + i })) } });
   t.equal(many.status, 204, '10000 items: 204');
+  t.strictSame(await everyView(t, token, s), expectedViews(all), 'reads after 10000 consecutive windows: 200, nothing of the points deleted');
 });
 
 t.test('latest: the highest timestamp per series, series without points omitted, previous after a delete', async (t) => {
@@ -251,4 +252,24 @@ t.test('tenants with the same externalIds and ids never see each other\'s points
   await fold();
   t.strictSame(await readAllPoints(t, call, b.token, { externalId: 'other' }), [{ timestamp: T0, value: 'b' }], 'also after the purge');
   assertErrorBody(t, await call(t, 'POST', '/timeseries/data/list', { token: a.token, body: { items: [{ externalId: 'other' }] } }), { status: 404 }, 'A\'s deleted series');
+});
+
+// Last in the file: until the engine copes, the 10 000 tombstones below keep the background
+// purge busy for minutes (500 per round), which would slow every test after this one.
+t.test('10 000 single points deleted in one request, the others read back', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 'sparse', valueType: 'FLOAT' }]);
+  const all = Array.from({ length: 20_000 }, (_, i) => ({ timestamp: T0 + i, value: String(i % 7) }));
+  await insert(t, token, [{ externalId: 'sparse', datapoints: all }]);
+  const res = await call(t, 'POST', '/timeseries/data/delete', { token, body: { items: Array.from({ length: 10_000 }, (_, k) => ({ externalId: 'sparse', inclusiveBegin: T0 + 2 * k, exclusiveEnd: T0 + 2 * k + 1 })) } });
+  t.equal(res.status, 204, 'delete: 204');
+  const todo = 'engine/datapoints/datapoint-read.ts binds every tombstone of the range into the SQL text: past ~10 000 the embedded engine refuses it (max_query_size), a 500';
+  const raw = await srv.request('POST', '/timeseries/data/list', { token, body: { items: [{ externalId: 'sparse', start: T0, end: T0 + 20_000, limit: 100_000 }] } });
+  t.equal(raw.status, 200, 'raw read: 200', { todo });
+  if (raw.status === 200) t.strictSame(raw.body.items[0].datapoints, all.filter((_, i) => i % 2 === 1), 'every other point left');
+  const latest = await srv.request('POST', '/timeseries/data/latest', { token, body: { items: [{ externalId: 'sparse' }] } });
+  t.equal(latest.status, 200, 'latest: 200', { todo });
+  const agg = await srv.request('POST', '/timeseries/data/list', { token, body: { items: [{ externalId: 'sparse', start: T0, end: T0 + HOUR, granularity: '1h', aggregates: ['COUNT'] }] } });
+  t.equal(agg.status, 200, 'aggregates: 200', { todo });
+  if (agg.status === 200) t.strictSame(agg.body.items[0].datapoints, [{ timestamp: T0, count: 10_000 }]);
 });

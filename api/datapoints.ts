@@ -8,6 +8,7 @@ import { BadRequestError, NotFoundError, UnprocessableError, type FieldProblem, 
 import { AGGREGATES_LIMIT_MAX, DATAPOINT_BODY_BYTES_MAX, DATAPOINTS_LIMIT_DEFAULT, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import { mergeSameSeries } from '../engine/datapoints/merge-series.ts';
 import { parseInstant } from '../engine/datapoints/instant.ts';
+import { coalesceDeleteRanges } from '../engine/datapoints/delete-ranges.ts';
 import type { AggregateName, Granularity, SeriesPoints } from '../engine/datapoints/types.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../engine/meta/series-targets.ts';
 import type { ScannedBody } from '../workers/datapoint-body.ts';
@@ -156,10 +157,11 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
         if (missing.length > 0) {
           throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
         }
-        // One store write for every item: a 10 000-item delete is one tombstone insert.
-        await engine.store.deleteRanges(access.tenant, targets.map((target, i) => ({
+        // One store write for every item, ranges of a series merged first: a 10 000-item
+        // delete of consecutive windows is one tombstone, which every later read binds.
+        await engine.store.deleteRanges(access.tenant, coalesceDeleteRanges(targets.map((target, i) => ({
           seriesId: (target as SeriesTarget).seriesId, inclusiveBeginMs: bounds[i]?.begin, exclusiveEndMs: bounds[i]?.end,
-        })));
+        }))));
         return noContent();
       },
     })),
