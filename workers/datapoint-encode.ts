@@ -85,6 +85,13 @@ export function encodeScannedBody(
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
+// Imported constants read in floatColumn's per-point loop, as module constants: in the
+// worker threads tsx compiles this module to CommonJS, where each imported binding read is
+// a getter call (datapoint-scan.ts says more).
+const KIND_NUMBER = VALUE_KIND_NUMBER;
+const KIND_STRING = VALUE_KIND_STRING;
+const VALUE_CHARS_MAX = DATAPOINT_VALUE_CHARS_MAX;
+
 const EXPECTED: Record<ValueType, string> = {
   BIGINT: 'a whole number from -9223372036854775808 to 9223372036854775807 (a string of digits or a JSON number)',
   FLOAT: 'a finite number (a decimal string such as "1.5" or "-2e-3", or a JSON number)',
@@ -249,7 +256,7 @@ class PointEncoder {
       const kind = valueKind[i]!;
       const v = float32 ? Math.fround(numberValue[i]!) : numberValue[i]!;
       // v - v is 0 exactly when v is finite.
-      if ((kind === VALUE_KIND_NUMBER || kind === VALUE_KIND_STRING) && valueBytes[i]! <= DATAPOINT_VALUE_CHARS_MAX && v - v === 0) {
+      if ((kind === KIND_NUMBER || kind === KIND_STRING) && valueBytes[i]! <= VALUE_CHARS_MAX && v - v === 0) {
         out[j] = v;
       } else {
         out[j] = this.floatSlow(at, j, float32);
