@@ -95,7 +95,22 @@ function groupByFamily(batches: readonly IngestBatch[]): Map<Family, FamilyRows>
       group.pointCount += points.timestampMs.length;
     }
   }
+  for (const group of groups.values()) group.parts.sort((a, b) => comparePartsBySortKey(group, a, b));
   return groups;
+}
+
+/**
+ * Parts in the table's sort order (tenant, series, first timestamp): a group commit joins
+ * requests in arrival order, and a block that is already sorted spares the engine its sort
+ * on insert. Row order does not decide anything: the write version does.
+ */
+function comparePartsBySortKey(group: FamilyRows, a: FamilyRows['parts'][number], b: FamilyRows['parts'][number]): number {
+  if (a.tenantIndex !== b.tenantIndex) {
+    const tenantA = group.tenants[a.tenantIndex - 1] as string;
+    const tenantB = group.tenants[b.tenantIndex - 1] as string;
+    return tenantA < tenantB ? -1 : 1;
+  }
+  return a.points.seriesId - b.points.seriesId || (a.points.timestampMs[0] as number) - (b.points.timestampMs[0] as number) || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0);
 }
 
 function concatText(parts: readonly SeriesPoints[], pick: (p: SeriesPoints) => readonly string[]): string[] {
