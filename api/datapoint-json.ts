@@ -48,9 +48,9 @@ export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCurs
   return Buffer.concat(chunks);
 }
 
-/** One item of a raw answer around point JSON the engine wrote (`{..},{..}`, see readRawJson). */
-export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array, nextCursor?: string): Buffer {
-  return Buffer.concat([Buffer.from(header(target)), datapoints, Buffer.from(footer(nextCursor))]);
+/** One item of a raw answer around point JSON the engine wrote (`{..},{..}`, see readRawJson), as parts for itemsJson (one copy in all). */
+export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array, nextCursor?: string): Uint8Array[] {
+  return [Buffer.from(header(target)), datapoints, Buffer.from(footer(nextCursor))];
 }
 
 const FIELD_OF: Record<AggregateName, keyof AggregateBucket> = { AVG: 'average', MIN: 'min', MAX: 'max', COUNT: 'count', SUM: 'sum' };
@@ -72,12 +72,13 @@ export function aggregateItemJson(target: SeriesTarget, buckets: AggregateBucket
   return header(target) + parts.join(',') + footer(nextCursor);
 }
 
-/** `{"items":[...]}` around items already serialised. */
-export function itemsJson(items: (string | Buffer)[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('{"items":[')];
+/** `{"items":[...]}` around items already serialised (a string, bytes, or bytes in parts). */
+export function itemsJson(items: (string | Uint8Array | Uint8Array[])[]): Buffer {
+  const parts: Uint8Array[] = [Buffer.from('{"items":[')];
   items.forEach((item, i) => {
     if (i > 0) parts.push(Buffer.from(','));
-    parts.push(typeof item === 'string' ? Buffer.from(item) : item);
+    if (Array.isArray(item)) parts.push(...item);
+    else parts.push(typeof item === 'string' ? Buffer.from(item) : item);
   });
   parts.push(Buffer.from(']}'));
   return Buffer.concat(parts);

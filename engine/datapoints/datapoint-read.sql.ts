@@ -1,10 +1,10 @@
-// SQL of the data point reads (issue 3). A read first asks one small "context" statement for
-// the series' dirty hour ranges and delete tombstones (and, for aggregates and latest, the
-// derived rows); raw points are read only where that is needed, with the tombstones bound as
-// arrays. (Scalar subqueries cost several ms each in the engine here; two short statements
-// are cheaper than one with subqueries.) A point with version <= a covering tombstone's is
-// dead; the rule is monotonic in version, so filtering before or after FINAL's dedup gives
-// the same rows. Tenant leads every WHERE; names come from families.ts only.
+// SQL of the data point reads (issue 3). A read needs the series' context (dirty hour ranges
+// and delete tombstones: one small statement, or read-context-cache.ts), then one statement
+// for its rows: raw points, rollup rows (plus raw points of dirty hours) or latest rows, with
+// the tombstones bound as arrays. (Scalar subqueries cost several ms each in the engine here;
+// two short statements are cheaper than one with subqueries.) A point with version <= a
+// covering tombstone's is dead; the rule is monotonic in version, so filtering before or after
+// FINAL's dedup gives the same rows. Tenant leads every WHERE; names come from families.ts only.
 import type { Family, FamilyShape } from './families.ts';
 
 /** Live-point predicate over bound tombstone arrays; '' when the series have none. */
@@ -18,24 +18,14 @@ function where(...conditions: string[]): string {
   return conditions.filter((c) => c.length > 0).join(' AND ');
 }
 
-const OVERLAPS = ' AND begin_ms < {end:Int64} AND end_ms > {start:Int64}';
-
-/** Dirty ranges as context rows (kind d: a = begin, b = end), `extra` filling the other columns. */
-function dirtyRows(extra: string, overlapping: boolean): string {
-  return `SELECT 'd' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, '' AS c${extra}
+/** Context rows of the series, all time: dirty ranges (kind d: a = begin, b = end) and tombstones (kind t: c = version). */
+export const SERIES_CONTEXT_SQL = `SELECT 'd' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, '' AS c
 FROM datapoint_dirty
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}${overlapping ? OVERLAPS : ''}`;
-}
-
-/** Tombstones as context rows (kind t: a = begin, b = end, c = version). */
-function tombstoneRows(extra: string, overlapping: boolean): string {
-  return `SELECT 't' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, toString(version) AS c${extra}
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}
+UNION ALL
+SELECT 't' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toString(end_ms) AS b, toString(version) AS c
 FROM datapoint_tombstones
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}${overlapping ? OVERLAPS : ''}`;
-}
-
-/** Tombstones of the series overlapping [start, end). */
-export const TOMBSTONE_CONTEXT_SQL = tombstoneRows('', true);
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}`;
 
 /** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page. */
 export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', hasTombstones: boolean): string {
@@ -51,20 +41,18 @@ function exactOrText(shape: FamilyShape, column: string, read: (c: string) => st
 }
 
 /**
- * Context of an aggregate read: dirty ranges (d), tombstones (t) and the hourly rollup rows (r:
- * a = hour, n/s/lo/hi = count, sum, min, max as text; exact types as scaled integers).
+ * Rollup rows folded to {granularity:Int64} buckets in the engine (a = bucket, n/s/lo/hi = count,
+ * sum, min, max as text; exact types as scaled integers), leaving out the hours `excluded`
+ * names (generated `(tenant = .. AND series_id = .. AND bucket in range) OR ..`: dirty hours,
+ * answered from raw points instead).
  */
-export function aggregateContextSql(shape: FamilyShape): string {
-  const fill = ", '' AS n, '' AS s, '' AS lo, '' AS hi";
-  return `${dirtyRows(fill, true)}
-UNION ALL
-${tombstoneRows(fill, true)}
-UNION ALL
-SELECT 'r' AS kind, toString(series_id) AS series, toString(bucket) AS a, '' AS b, '' AS c, toString(value_count) AS n,
-  ${exactOrText(shape, 'value_sum', shape.readSum)} AS s, ${exactOrText(shape, 'value_min', shape.readMinMax)} AS lo,
-  ${exactOrText(shape, 'value_max', shape.readMinMax)} AS hi
+export function rollupBucketsSql(shape: FamilyShape, excluded: string): string {
+  return `SELECT toString(series_id) AS series, toString(bucket - positiveModulo(bucket, {granularity:Int64})) AS a, toString(sum(value_count)) AS n,
+  ${exactOrText(shape, 'sum(value_sum)', shape.readSum)} AS s, ${exactOrText(shape, 'min(value_min)', shape.readMinMax)} AS lo,
+  ${exactOrText(shape, 'max(value_max)', shape.readMinMax)} AS hi
 FROM ${shape.rollupTable} FINAL
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0`;
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0${excluded ? ` AND NOT (${excluded})` : ''}
+GROUP BY series_id, bucket - positiveModulo(bucket, {granularity:Int64})`;
 }
 
 function rawAggregateColumns(shape: FamilyShape): string {
@@ -91,14 +79,9 @@ function lastAsText(shape: FamilyShape, sources: readonly string[]): string {
   return `${valueText} AS v, ${text ?? "''"} AS vt, ${isText ? `toString(${isText})` : "'0'"} AS vx`;
 }
 
-/** Context of latest: dirty ranges (d), tombstones (t) and latest rows (l: a = last ts). */
-export function latestContextSql(shape: FamilyShape): string {
-  const fill = ", '' AS v, '' AS vt, '0' AS vx";
-  return `${dirtyRows(fill, false)}
-UNION ALL
-${tombstoneRows(fill, false)}
-UNION ALL
-SELECT 'l' AS kind, toString(series_id) AS series, toString(last_ts) AS a, '' AS b, '' AS c, ${lastAsText(shape, shape.lastValueColumns)}
+/** Latest rows as of the last fold (a = last ts). */
+export function latestRowsSql(shape: FamilyShape): string {
+  return `SELECT toString(series_id) AS series, toString(last_ts) AS a, ${lastAsText(shape, shape.lastValueColumns)}
 FROM ${shape.latestTable} FINAL
 WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND is_empty = 0`;
 }

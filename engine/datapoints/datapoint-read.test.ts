@@ -1,16 +1,19 @@
 // Goal: raw pages written as JSON by the engine (readRawJson) say exactly what the JS path
 // says (readRaw formatted as the API did before): every value family with its awkward values
 // (-0, 1e21 and up, subnormals, BIGINT beyond 2^53, decimals, text needing escapes), deleted
-// and overwritten points, and cursors in both directions visiting each point once. Method: a
-// real chdb engine in a temp dir; the JS rendering is the reference.
+// and overwritten points, and cursors in both directions visiting each point once; and the
+// store's cached read contexts give the answers of uncached reads after writes, deletes,
+// folds and reads racing them. Method: a real chdb engine in a temp dir; the JS rendering and
+// the uncached read functions are the references.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { rawItemJson } from '../../api/datapoint-json.ts';
+import { aggregate, latest, readRawJson } from './datapoint-read.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
-import type { RawReadOptions, SeriesPoints, SeriesRef } from './types.ts';
+import type { AggregateName, RawReadOptions, SeriesPoints, SeriesRef } from './types.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'datapoint-read-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,4 +91,40 @@ t.test('deleted and overwritten points; cursors both ways visit every point once
   }
   const { engine } = await both(tenant, ref, { start: T0, limit: 100 });
   t.same(engine.slice(10, 12), [{ timestamp: T0 + 10_000, value: '0' }, { timestamp: T0 + 11_000, value: '-1' }], 'the newer write wins');
+});
+
+t.test('cached read contexts never hide a write, a delete or a fold (same answers as uncached reads)', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const ref: SeriesRef = { seriesId: 1, valueType: 'FLOAT' };
+  const span = { start: T0, end: T0 + 4 * 3_600_000 };
+  const agg = { ...span, granularity: '1h' as const, aggregates: ['COUNT', 'SUM', 'MAX'] as AggregateName[], limit: 100 };
+  const compare = async (what: string) => {
+    t.same(await store.aggregate(tenant, ref, agg), await aggregate(store.columnar, tenant, ref, agg), `aggregate after ${what}`);
+    t.same(await store.latest(tenant, [ref]), await latest(store.columnar, tenant, [ref]), `latest after ${what}`);
+    const raw = await store.readRawJson(tenant, ref, { ...span, limit: 100_000 });
+    const reference = await readRawJson(store.columnar, tenant, ref, { ...span, limit: 100_000 });
+    t.equal(Buffer.from(raw.datapoints).toString(), Buffer.from(reference.datapoints).toString(), `raw after ${what}`);
+  };
+  const minutes = (from: number, count: number, value: number): SeriesPoints =>
+    ({ ...ref, timestampMs: Float64Array.from({ length: count }, (_, i) => from + i * 60_000), float: new Float64Array(count).fill(value) });
+  await store.insert({ tenant, series: [minutes(T0, 180, 1)], writeVersion: store.writeVersions.next() });
+  await compare('the first write');
+  await compare('a cached read');
+  await store.runMaintenance({ includeHot: true });
+  await compare('the fold');
+  await store.insert({ tenant, series: [minutes(T0 + 3_600_000, 30, 5)], writeVersion: store.writeVersions.next() });
+  await compare('an overwrite');
+  await store.deleteRange(tenant, 1, T0 + 600_000, T0 + 1_200_000);
+  await compare('a delete');
+  // Reads racing writes: whatever they saw, the reads after them see everything.
+  for (let round = 0; round < 5; round++) {
+    await Promise.all([
+      store.aggregate(tenant, ref, agg),
+      store.insert({ tenant, series: [minutes(T0 + 3 * 3_600_000 + round * 60_000, 1, 100 + round)], writeVersion: store.writeVersions.next() }),
+      store.readRawJson(tenant, ref, { ...span, limit: 10 }),
+      round === 2 ? store.runMaintenance({ includeHot: true }) : store.deleteRange(tenant, 1, T0 + round * 60_000, T0 + round * 60_000 + 1),
+      store.latest(tenant, [ref]),
+    ]);
+    await compare(`racing round ${round}`);
+  }
 });

@@ -1,7 +1,7 @@
-// Data point reads (issue 3): raw pages, aggregates and latest points. Each read asks one
-// context statement (dirty ranges, tombstones, derived rows), then raw points only where
-// hours are dirty; the common case after the fold is a single statement. Exact for every
-// acknowledged write and delete, whatever the fold has caught up with.
+// Data point reads (issue 3): raw pages, aggregates and latest points. Each read takes the
+// series' context (dirty ranges, tombstones: cached in the embedded engine, else one small
+// statement), then one statement for its rows, plus raw points only where hours are dirty.
+// Exact for every acknowledged write and delete, whatever the fold has caught up with.
 import { Table } from 'apache-arrow';
 import { BadRequestError } from '../errors.ts';
 import { AGGREGATES_LIMIT_MAX, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
@@ -9,8 +9,9 @@ import { ColumnarParams, type ColumnarStore, type QueryParams } from '../stores/
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
 import {
-  TOMBSTONE_CONTEXT_SQL, aggregateContextSql, latestContextSql, rawBucketsSql, rawJsonSql, rawLatestSql, rawReadSql, rollupLatestSql,
+  SERIES_CONTEXT_SQL, latestRowsSql, rawBucketsSql, rawJsonSql, rawLatestSql, rawReadSql, rollupBucketsSql, rollupLatestSql,
 } from './datapoint-read.sql.ts';
+import type { Range, ReadContextCache, SeriesContext, Tombstone } from './read-context-cache.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
 import type {
   AggregateBucket, AggregateOptions, AggregateResult, DatapointValue, Granularity, LatestPoint, RawReadOptions, RawReadResult, SeriesPoints, SeriesRef,
@@ -28,21 +29,40 @@ function assertLimit(limit: number, max: number): void {
 // ---- context: dirty ranges and tombstones --------------------------------------------------
 
 interface ContextRow { kind: string; series: string; a: string; b: string; c: string }
-interface Tombstone { seriesId: number; begin: number; end: number; version: bigint }
-type Range = [begin: number, end: number];
 
-function tombstonesOf(rows: readonly ContextRow[]): Tombstone[] {
-  return rows.filter((r) => r.kind === 't').map((r) => ({ seriesId: Number(r.series), begin: Number(r.a), end: Number(r.b), version: BigInt(r.c) }));
+function contextsFromRows(ids: readonly number[], rows: readonly ContextRow[]): Map<number, SeriesContext> {
+  const contexts = new Map<number, SeriesContext>(ids.map((id) => [id, { dirty: [], tombstones: [] }]));
+  for (const row of rows) {
+    const context = contexts.get(Number(row.series));
+    if (!context) continue;
+    if (row.kind === 'd') context.dirty.push([Number(row.a), Number(row.b)]);
+    else context.tombstones.push({ seriesId: Number(row.series), begin: Number(row.a), end: Number(row.b), version: BigInt(row.c) });
+  }
+  return contexts;
 }
 
-function dirtyBySeries(rows: readonly ContextRow[]): Map<number, Range[]> {
-  const dirty = new Map<number, Range[]>();
-  for (const row of rows) {
-    if (row.kind !== 'd') continue;
-    const id = Number(row.series);
-    dirty.set(id, [...(dirty.get(id) ?? []), [Number(row.a), Number(row.b)]]);
+/** Dirty ranges and tombstones of each series: from the cache where it has them, else one statement. */
+async function contextsOf(store: ColumnarStore, tenant: string, ids: readonly number[], cache?: ReadContextCache): Promise<Map<number, SeriesContext>> {
+  const contexts = new Map<number, SeriesContext>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const cached = cache?.get(tenant, id);
+    if (cached) contexts.set(id, cached);
+    else missing.push(id);
   }
-  return dirty;
+  if (missing.length === 0) return contexts;
+  const mark = cache?.begin();
+  const fetched = contextsFromRows(missing, await store.query<ContextRow>(SERIES_CONTEXT_SQL, { tenant, series: missing.map(BigInt) }));
+  cache?.set(mark, tenant, fetched);
+  for (const [id, context] of fetched) contexts.set(id, context);
+  return contexts;
+}
+
+/** Tombstones of the given contexts overlapping [start, end). */
+function tombstonesIn(contexts: Iterable<SeriesContext>, start: number, end: number): Tombstone[] {
+  const out: Tombstone[] = [];
+  for (const context of contexts) for (const t of context.tombstones) if (t.begin < end && t.end > start) out.push(t);
+  return out;
 }
 
 /** The bound arrays of aliveCondition(true); nothing when there are no tombstones. */
@@ -127,11 +147,11 @@ function rawWindow(options: RawReadOptions): { start: number; end: number; desce
   return { start, end, descending };
 }
 
-export async function readRaw(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
+export async function readRaw(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawReadResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
-  const tombstones = tombstonesOf(await store.query<ContextRow>(TOMBSTONE_CONTEXT_SQL, { tenant, series: [BigInt(series.seriesId)], start, end }));
+  const tombstones = tombstonesIn((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
     tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstoneParams(tombstones),
   });
@@ -155,11 +175,11 @@ const NEWLINE = 0x0a;
  * costs about 20 ms in the engine instead of ~15 ms plus 30-60 ms of JS string building
  * (bench Q3). Same window, order, cursors and liveness rules as readRaw.
  */
-export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawJsonResult> {
+export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { datapoints: new Uint8Array(0) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
-  const tombstones = tombstonesOf(await store.query<ContextRow>(TOMBSTONE_CONTEXT_SQL, { tenant, series: [BigInt(series.seriesId)], start, end }));
+  const tombstones = tombstonesIn((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
     tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstoneParams(tombstones),
   });
@@ -241,31 +261,38 @@ function aggregateRange(request: AggregateRequest): BucketRange | undefined {
 }
 
 /**
- * Partials per series and granularity bucket: hourly rollup rows of clean hours plus raw
- * points of dirty hours (granularities of whole hours), or raw points alone (1m).
+ * Partials per series and granularity bucket: rollup rows of clean hours folded to the
+ * granularity by the engine plus raw points of dirty hours (granularities of whole hours), or
+ * raw points alone (1m).
  */
-async function bucketPartials(store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange): Promise<Map<number, Map<number, Partial>>> {
+async function bucketPartials(
+  store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange, cache?: ReadContextCache,
+): Promise<Map<number, Map<number, Partial>>> {
   const shape = FAMILY_SHAPES[family];
   const exact = shape.exactAggregates;
-  const base = { tenant, series: ids.map(BigInt), start: range.start, end: range.end };
   const fromRollup = range.granularityMs % ROLLUP_BUCKET_MS === 0;
-  const context = await store.query<ContextRow & PartialRow>(fromRollup ? aggregateContextSql(shape) : TOMBSTONE_CONTEXT_SQL, base);
-  const dirty = dirtyBySeries(context);
+  const contexts = await contextsOf(store, tenant, ids, cache);
   const rawRanges = new Map<number, Range[]>();
   for (const id of ids) {
-    const ranges = fromRollup ? clip(dirty.get(id) ?? [], range.start, range.end) : [[range.start, range.end] as Range];
+    const ranges = fromRollup ? clip(contexts.get(id)?.dirty ?? [], range.start, range.end) : [[range.start, range.end] as Range];
     if (ranges.length > 0) rawRanges.set(id, ranges);
   }
-  const hourly: PartialRow[] = context.filter((row) => row.kind === 'r' && !overlaps(dirty.get(Number(row.series)), Number(row.a), Number(row.a) + ROLLUP_BUCKET_MS));
-  let rawRows: PartialRow[] = [];
-  if (rawRanges.size > 0) {
-    const tombstones = tombstonesOf(context);
+  const readRollups = async (): Promise<PartialRow[]> => {
+    if (!fromRollup) return [];
+    const params = new ColumnarParams();
+    const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'));
+    return store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.granularityMs });
+  };
+  const readRawBuckets = async (): Promise<PartialRow[]> => {
+    if (rawRanges.size === 0) return [];
+    const tombstones = tombstonesIn(contexts.values(), range.start, range.end);
     const params = new ColumnarParams();
     const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
-    rawRows = await store.query<PartialRow>(sql, { ...params.values, granularity: fromRollup ? ROLLUP_BUCKET_MS : range.granularityMs, ...tombstoneParams(tombstones) });
-  }
+    return store.query<PartialRow>(sql, { ...params.values, granularity: fromRollup ? ROLLUP_BUCKET_MS : range.granularityMs, ...tombstoneParams(tombstones) });
+  };
+  const [rollupRows, rawRows] = await Promise.all([readRollups(), readRawBuckets()]);
   const out = new Map<number, Map<number, Partial>>();
-  for (const row of [...hourly, ...rawRows]) {
+  for (const row of [...rollupRows, ...rawRows]) {
     const id = Number(row.series);
     const hour = Number(row.a);
     const bucket = hour - (((hour % range.granularityMs) + range.granularityMs) % range.granularityMs);
@@ -280,7 +307,7 @@ async function bucketPartials(store: ColumnarStore, tenant: string, family: Fami
  * Aggregates of several series; requests of one family with the same range, granularity and
  * limit share their statements (100 series cost about what one does). Results in request order.
  */
-export async function aggregateMany(store: ColumnarStore, tenant: string, requests: readonly AggregateRequest[]): Promise<AggregateResult[]> {
+export async function aggregateMany(store: ColumnarStore, tenant: string, requests: readonly AggregateRequest[], cache?: ReadContextCache): Promise<AggregateResult[]> {
   const results: AggregateResult[] = requests.map(() => ({ buckets: [] }));
   const groups = new Map<string, { family: Family; range: BucketRange; limit: number; members: number[] }>();
   requests.forEach((request, index) => {
@@ -294,7 +321,7 @@ export async function aggregateMany(store: ColumnarStore, tenant: string, reques
   });
   await Promise.all([...groups.values()].map(async ({ family, range, limit, members }) => {
     const ids = [...new Set(members.map((i) => (requests[i] as AggregateRequest).series.seriesId))];
-    const partials = await bucketPartials(store, tenant, family, ids, range);
+    const partials = await bucketPartials(store, tenant, family, ids, range, cache);
     for (const index of members) {
       const request = requests[index] as AggregateRequest;
       const sorted = [...(partials.get(request.series.seriesId) ?? [])].filter(([, p]) => p.n > 0).sort((a, b) => a[0] - b[0]);
@@ -306,8 +333,8 @@ export async function aggregateMany(store: ColumnarStore, tenant: string, reques
   return results;
 }
 
-export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
-  return (await aggregateMany(store, tenant, [{ series, options }]))[0] as AggregateResult;
+export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions, cache?: ReadContextCache): Promise<AggregateResult> {
+  return (await aggregateMany(store, tenant, [{ series, options }], cache))[0] as AggregateResult;
 }
 
 // ---- latest -------------------------------------------------------------------------------
@@ -333,15 +360,18 @@ function newer(a: LatestPoint | undefined, b: LatestPoint | undefined): LatestPo
  * of the last fold; a series with dirty hours also looks at raw points there. When the row's
  * own hour is dirty and no raw point there is as new, the newest clean rollup hour is asked.
  */
-async function latestOfFamily(store: ColumnarStore, tenant: string, family: Family, ids: number[]): Promise<Map<number, LatestPoint>> {
+async function latestOfFamily(store: ColumnarStore, tenant: string, family: Family, ids: number[], cache?: ReadContextCache): Promise<Map<number, LatestPoint>> {
   const shape = FAMILY_SHAPES[family];
-  const context = await store.query<ContextRow & LastRow>(latestContextSql(shape), { tenant, series: ids.map(BigInt) });
-  const dirty = dirtyBySeries(context);
-  const rows = new Map(context.filter((r) => r.kind === 'l').map((r) => [Number(r.series), latestPoint(family, r)]));
+  const [contexts, latestRows] = await Promise.all([
+    contextsOf(store, tenant, ids, cache),
+    store.query<LastRow>(latestRowsSql(shape), { tenant, series: ids.map(BigInt) }),
+  ]);
+  const dirty = new Map([...contexts].filter(([, c]) => c.dirty.length > 0).map(([id, c]) => [id, c.dirty]));
+  const rows = new Map(latestRows.map((r) => [Number(r.series), latestPoint(family, r)]));
   const result = new Map<number, LatestPoint>();
   for (const id of ids) if (!dirty.has(id) && rows.has(id)) result.set(id, rows.get(id) as LatestPoint);
   if (dirty.size === 0) return result;
-  const tombstones = tombstonesOf(context);
+  const tombstones = [...contexts.values()].flatMap((c) => c.tombstones);
   const params = new ColumnarParams();
   const rawRows = await store.query<LastRow>(rawLatestSql(shape, rangeList(params, tenant, dirty, 'ts'), tombstones.length > 0), {
     ...params.values, ...tombstoneParams(tombstones),
@@ -371,7 +401,7 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
 }
 
 /** The point with the highest timestamp of each series, in request order; series without points are omitted. */
-export async function latest(store: ColumnarStore, tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {
+export async function latest(store: ColumnarStore, tenant: string, series: readonly SeriesRef[], cache?: ReadContextCache): Promise<LatestPoint[]> {
   const byFamily = new Map<Family, number[]>();
   for (const s of series) {
     const family = familyOf(s.valueType);
@@ -381,7 +411,7 @@ export async function latest(store: ColumnarStore, tenant: string, series: reado
   }
   const found = new Map<number, LatestPoint>();
   await Promise.all([...byFamily].map(async ([family, ids]) => {
-    for (const [id, point] of await latestOfFamily(store, tenant, family, ids)) found.set(id, point);
+    for (const [id, point] of await latestOfFamily(store, tenant, family, ids, cache)) found.set(id, point);
   }));
   return series.map((s) => found.get(s.seriesId)).filter((p): p is LatestPoint => p !== undefined);
 }

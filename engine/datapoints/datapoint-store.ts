@@ -12,6 +12,7 @@ import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoi
 import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
+import { ReadContextCache } from './read-context-cache.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
 import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './tombstone-purge.ts';
 import type {
@@ -58,19 +59,25 @@ export class DatapointStore {
   private closed = false;
   private readonly log: Logger;
 
-  private constructor(readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions) {
+  private constructor(
+    readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
+    private readonly contexts: ReadContextCache | undefined,
+  ) {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
   }
 
   /** Creates the tables when missing (idempotent), recovers unmarked parts, starts maintenance. */
   static async open(options: DatapointStoreOptions): Promise<DatapointStore> {
-    const store = options.columnar;
+    // The embedded engine's directory belongs to this process: every write passes here, so
+    // read contexts can be cached (read-context-cache.ts). A server has other writers.
+    const contexts = options.columnar.kind === 'chdb' ? new ReadContextCache() : undefined;
+    const store = contexts ? contexts.track(options.columnar) : options.columnar;
     for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
     const versions = await WriteVersionClock.open({
       loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
       saveHighWater: (version) => store.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),
     });
-    const datapoints = new DatapointStore(store, versions, options);
+    const datapoints = new DatapointStore(store, versions, options, contexts);
     if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
     datapoints.schedule();
     return datapoints;
@@ -143,25 +150,25 @@ export class DatapointStore {
   }
 
   readRaw(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
-    return readRaw(this.columnar, tenant, series, options);
+    return readRaw(this.columnar, tenant, series, options, this.contexts);
   }
 
   /** readRaw as JSON text written by the engine (the API's answer), for large pages. */
   readRawJson(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawJsonResult> {
-    return readRawJson(this.columnar, tenant, series, options);
+    return readRawJson(this.columnar, tenant, series, options, this.contexts);
   }
 
   aggregate(tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {
-    return aggregate(this.columnar, tenant, series, options);
+    return aggregate(this.columnar, tenant, series, options, this.contexts);
   }
 
   /** Aggregates of several series at once (the items of one /timeseries/data/list), in request order. */
   aggregateMany(tenant: string, requests: readonly AggregateRequest[]): Promise<AggregateResult[]> {
-    return aggregateMany(this.columnar, tenant, requests);
+    return aggregateMany(this.columnar, tenant, requests, this.contexts);
   }
 
   latest(tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {
-    return latest(this.columnar, tenant, series);
+    return latest(this.columnar, tenant, series, this.contexts);
   }
 
   /** One round of background work now (tests force the fold with includeHot). */

@@ -1,0 +1,77 @@
+// Per-series read context (dirty hour ranges and delete tombstones) kept in memory between
+// reads, so a read of clean series runs one statement instead of two (bench Q1, Q3). Only for
+// the embedded engine: chdb locks its data directory to one process, so every write to the
+// data point tables passes through this process's columnar store, which track() wraps. Any
+// write statement invalidates every entry; a read caches what it fetched only when no write
+// started or ran while it fetched. With a ClickHouse server other processes write (Kafka
+// ingesters, other api replicas), and the cache is off.
+import type { ColumnarStore } from '../stores/columnar.ts';
+
+export type Range = [begin: number, end: number];
+export interface Tombstone { seriesId: number; begin: number; end: number; version: bigint }
+
+/** Everything a read needs to know about a series besides its points and rollups. */
+export interface SeriesContext {
+  /** Hour-aligned ranges whose rollups may be stale, unsorted. */
+  dirty: Range[];
+  tombstones: Tombstone[];
+}
+
+/** Series whose contexts are kept; a context is a few small arrays. */
+export const READ_CONTEXT_ENTRIES_MAX = 100_000;
+
+export class ReadContextCache {
+  private epoch = 0;
+  private writesInFlight = 0;
+  private readonly entries = new Map<string, SeriesContext>();
+  private entriesEpoch = 0;
+
+  constructor(private readonly entriesMax = READ_CONTEXT_ENTRIES_MAX) {}
+
+  /** The store with its write statements (command, insertColumns) counted; reads pass through. */
+  track(store: ColumnarStore): ColumnarStore {
+    const write = async <T>(run: () => Promise<T>): Promise<T> => {
+      this.epoch++;
+      this.writesInFlight++;
+      try {
+        return await run();
+      } finally {
+        this.writesInFlight--;
+        this.epoch++;
+      }
+    };
+    return {
+      kind: store.kind,
+      query: (sql, params) => store.query(sql, params),
+      queryArrow: (sql, params) => store.queryArrow(sql, params),
+      queryBytes: (sql, params) => store.queryBytes(sql, params),
+      command: (sql, params) => write(() => store.command(sql, params)),
+      insertColumns: (insert) => write(() => store.insertColumns(insert)),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+  }
+
+  /** A mark to pass to set() after fetching; undefined while a write runs (fetch, do not keep). */
+  begin(): number | undefined {
+    return this.writesInFlight === 0 ? this.epoch : undefined;
+  }
+
+  get(tenant: string, seriesId: number): SeriesContext | undefined {
+    if (this.writesInFlight > 0 || this.entriesEpoch !== this.epoch) return undefined;
+    return this.entries.get(`${tenant}\u0000${seriesId}`);
+  }
+
+  /** Keeps contexts fetched since begin() returned mark, if nothing was written meanwhile. */
+  set(mark: number | undefined, tenant: string, contexts: ReadonlyMap<number, SeriesContext>): void {
+    if (mark === undefined || mark !== this.epoch || this.writesInFlight > 0) return;
+    if (this.entriesEpoch !== mark) {
+      this.entries.clear();
+      this.entriesEpoch = mark;
+    }
+    for (const [seriesId, context] of contexts) {
+      if (this.entries.size >= this.entriesMax) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(`${tenant}\u0000${seriesId}`, context);
+    }
+  }
+}
