@@ -44,15 +44,16 @@ function exactOrText(shape: FamilyShape, column: string, read: (c: string) => st
  * Rollup rows folded to {granularity:Int64} buckets in the engine (a = bucket, n/s/lo/hi = count,
  * sum, min, max as text; exact types as scaled integers), leaving out the hours `excluded`
  * names (generated `(tenant = .. AND series_id = .. AND bucket in range) OR ..`: dirty hours,
- * answered from raw points instead).
+ * answered from raw points instead). Hourly buckets are the rows themselves (no GROUP BY: ~1 ms less).
  */
-export function rollupBucketsSql(shape: FamilyShape, excluded: string): string {
-  return `SELECT toString(series_id) AS series, toString(bucket - positiveModulo(bucket, {granularity:Int64})) AS a, toString(sum(value_count)) AS n,
-  ${exactOrText(shape, 'sum(value_sum)', shape.readSum)} AS s, ${exactOrText(shape, 'min(value_min)', shape.readMinMax)} AS lo,
-  ${exactOrText(shape, 'max(value_max)', shape.readMinMax)} AS hi
+export function rollupBucketsSql(shape: FamilyShape, excluded: string, hourly: boolean): string {
+  const [n, s, lo, hi] = hourly ? ['value_count', 'value_sum', 'value_min', 'value_max'] : ['sum(value_count)', 'sum(value_sum)', 'min(value_min)', 'max(value_max)'];
+  const bucket = hourly ? 'bucket' : 'bucket - positiveModulo(bucket, {granularity:Int64})';
+  return `SELECT toString(series_id) AS series, toString(${bucket}) AS a, toString(${n}) AS n,
+  ${exactOrText(shape, s, shape.readSum)} AS s, ${exactOrText(shape, lo, shape.readMinMax)} AS lo, ${exactOrText(shape, hi, shape.readMinMax)} AS hi
 FROM ${shape.rollupTable} FINAL
-WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0${excluded ? ` AND NOT (${excluded})` : ''}
-GROUP BY series_id, bucket - positiveModulo(bucket, {granularity:Int64})`;
+WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0${excluded ? ` AND NOT (${excluded})` : ''}${hourly ? '' : `
+GROUP BY series_id, ${bucket}`}`;
 }
 
 function rawAggregateColumns(shape: FamilyShape): string {

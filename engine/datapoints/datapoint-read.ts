@@ -280,8 +280,9 @@ async function bucketPartials(
   const readRollups = async (): Promise<PartialRow[]> => {
     if (!fromRollup) return [];
     const params = new ColumnarParams();
-    const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'));
-    return store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.granularityMs });
+    const hourly = range.granularityMs === ROLLUP_BUCKET_MS;
+    const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'), hourly);
+    return store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, ...(hourly ? {} : { granularity: range.granularityMs }) });
   };
   const readRawBuckets = async (): Promise<PartialRow[]> => {
     if (rawRanges.size === 0) return [];

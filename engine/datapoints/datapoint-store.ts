@@ -73,9 +73,10 @@ export class DatapointStore {
     const contexts = options.columnar.kind === 'chdb' ? new ReadContextCache() : undefined;
     const store = contexts ? contexts.track(options.columnar) : options.columnar;
     for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
+    // The high-water mark is saved every few seconds and never read by data point reads: past the cache's write tracking.
     const versions = await WriteVersionClock.open({
       loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
-      saveHighWater: (version) => store.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),
+      saveHighWater: (version) => options.columnar.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),
     });
     const datapoints = new DatapointStore(store, versions, options, contexts);
     if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
