@@ -271,18 +271,26 @@ async function bucketPartials(
   const shape = FAMILY_SHAPES[family];
   const exact = shape.exactAggregates;
   const fromRollup = range.granularityMs % ROLLUP_BUCKET_MS === 0;
+  // Rollup rows are kept only if nothing was written from here (the contexts) to their fetch.
+  const mark = cache?.begin();
   const contexts = await contextsOf(store, tenant, ids, cache);
   const rawRanges = new Map<number, Range[]>();
   for (const id of ids) {
     const ranges = fromRollup ? clip(contexts.get(id)?.dirty ?? [], range.start, range.end) : [[range.start, range.end] as Range];
     if (ranges.length > 0) rawRanges.set(id, ranges);
   }
-  const readRollups = async (): Promise<PartialRow[]> => {
+  const readRollups = async (): Promise<readonly PartialRow[]> => {
     if (!fromRollup) return [];
+    // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
+    const key = rawRanges.size === 0 ? `${tenant}\u0000${family}:${range.start}:${range.end}:${range.granularityMs}:${ids.join(',')}` : undefined;
+    const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
+    if (cached) return cached;
     const params = new ColumnarParams();
     const hourly = range.granularityMs === ROLLUP_BUCKET_MS;
     const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'), hourly);
-    return store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, ...(hourly ? {} : { granularity: range.granularityMs }) });
+    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, ...(hourly ? {} : { granularity: range.granularityMs }) });
+    if (key !== undefined) cache?.setRollup(mark, key, rows);
+    return rows;
   };
   const readRawBuckets = async (): Promise<PartialRow[]> => {
     if (rawRanges.size === 0) return [];
