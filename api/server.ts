@@ -11,6 +11,7 @@ import { openRelational, type RelationalStore } from '../engine/stores/relationa
 import { migrate } from '../engine/stores/migrations.ts';
 import { TenantRegistry } from '../engine/tenants.ts';
 import { Quotas } from '../engine/quotas/quotas.ts';
+import { TableStats } from '../engine/meta/table-stats.ts';
 import { createAuthenticator } from './auth.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { assertNativeUws, mountRoutes } from './http-server.ts';
@@ -102,7 +103,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog() });
   const tenants = new TenantRegistry();
   const services: Services = {
-    config, relational: store, metrics, quotas: new Quotas(store.pool, config),
+    config, relational: store, metrics, quotas: new Quotas(store.pool, config), nodeStats: new TableStats(store.pool, 'nodes'),
     async access(caller) {
       await tenants.ensure(store.pool, caller.tenant);
       return resolveAccess(store.pool, caller);

@@ -3,6 +3,7 @@ import type { ServiceConfig } from '../engine/config.ts';
 import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import type { Quotas } from '../engine/quotas/quotas.ts';
+import type { TableStats } from '../engine/meta/table-stats.ts';
 import type { RelationalStore } from '../engine/stores/relational.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -12,6 +13,8 @@ export interface Services {
   metrics: Metrics;
   /** Daily ingest quotas and lifetime ceilings (SPEC Limits). */
   quotas: Quotas;
+  /** Keeps planner statistics of the node table fresh after bulk creates. */
+  nodeStats: TableStats;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
   /** Called after time series are deleted: their points are purged in the background. */

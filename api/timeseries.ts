@@ -86,7 +86,9 @@ export function timeseriesRoutes(services: Services): Route[] {
         const access = await services.access(caller);
         const items = (body as { items: TimeSeriesCreate[] }).items;
         await services.quotas.chargeNodes(access.tenant, items.length);
-        return ok({ items: await createTimeSeries(services.relational, access, items) }, 201);
+        const created = await createTimeSeries(services.relational, access, items);
+        services.nodeStats.noteWrites(created.length);
+        return ok({ items: created }, 201);
       },
     },
     {
