@@ -77,12 +77,17 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
     if (encoded.errors.length > 0) throw new UnprocessableError(`${encoded.errors.length} value(s) do not parse against their series' valueType`, valueProblems(encoded.errors));
     const series = mergeSameSeries(encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0));
     if (series.length > 0) {
-      const textCount = series.reduce((n, s) => n + (s.valueType === 'TEXT' || s.valueType === 'MIXED' ? s.timestampMs.length : 0), 0);
-      await services.quotas.chargeDatapoints(access.tenant, series.reduce((n, s) => n + s.timestampMs.length, 0), textCount);
+      let pointCount = 0;
+      let textCount = 0;
+      for (const s of series) {
+        pointCount += s.timestampMs.length;
+        if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
+      }
+      await services.quotas.chargeDatapoints(access.tenant, pointCount, textCount);
       const appending = engine.ingestLog.append({ tenant: access.tenant, series });
       appended?.();
       await timed(services.metrics, 'ingest-log', 'append', () => appending);
-      services.metrics.datapointsIngested.inc({ mode: engine.mode }, series.reduce((n, s) => n + s.timestampMs.length, 0));
+      services.metrics.datapointsIngested.inc({ mode: engine.mode }, pointCount);
     }
     // SPEC: 404 when some targets are missing; the others are still inserted.
     if (missing.length > 0) throw notFound(missing, 'Some items were not inserted');

@@ -1,6 +1,5 @@
 // WHERE clauses over the shared node table that every filter of nodes needs: the tenant and
 // kind, the readable data sets, and SPEC's pattern, label, metadata and time-range rules.
-import { BadRequestError } from '../errors.ts';
 import type { SqlParams } from '../stores/sql-params.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { readableIds, type Access } from '../grants/access.ts';
@@ -71,12 +70,4 @@ export function inPredicate(params: SqlParams, column: string, values: number[] 
 
 export function and(parts: (string | undefined)[]): string {
   return parts.filter((p): p is string => p !== undefined).join(' AND ');
-}
-
-export function assertPositiveLimit(limit: unknown, max: number, fallback: number): number {
-  if (limit === undefined) return fallback;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
-    throw new BadRequestError(`limit must be an integer from 1 to ${max}`, [{ field: 'limit', message: `integer 1-${max}`, value: limit }]);
-  }
-  return limit;
 }

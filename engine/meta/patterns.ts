@@ -2,10 +2,6 @@
 // case-insensitive, and a pattern without wildcard is an exact (case-insensitive) match.
 // Compiled to ILIKE with `\` as escape character.
 
-export function hasWildcard(pattern: string): boolean {
-  return pattern.includes('*') || pattern.includes('%');
-}
-
 /** The ILIKE form of a SPEC pattern. */
 export function patternToIlike(pattern: string): string {
   let out = '';
