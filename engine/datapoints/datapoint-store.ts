@@ -11,6 +11,9 @@ import { aggregate, aggregateMany, latest, readRaw, readRawJson, type AggregateR
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
+import { FAMILIES, FAMILY_SHAPES } from './families.ts';
+import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
+import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
 import { ReadContextCache } from './read-context-cache.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
@@ -36,6 +39,12 @@ export interface DatapointStoreOptions {
    * with several ingesters their Kafka replay does the same. @default true
    */
   recoverUnmarked?: boolean;
+  /** What counts as a bulk load, during which merges and the fold wait (ingest-load.ts). */
+  ingestLoad?: IngestLoadOptions;
+  /** Raw-table merges deferred during a bulk load (embedded engine only); false: never. */
+  mergeDeferral?: MergeDeferralOptions | false;
+  /** Longest the scheduled fold waits for a bulk load to end, ms. @default 30_000 */
+  foldDeferMaxMs?: number;
 }
 
 /** One range of DatapointStore.deleteRanges; both bounds omitted: every point of the series. */
@@ -56,14 +65,21 @@ export class DatapointStore {
   private running: Promise<MaintenanceReport> | undefined;
   private lastCheckpointMs = 0;
   private lastExpiryMs = 0;
+  private lastFoldMs = Date.now();
   private closed = false;
   private readonly log: Logger;
+  private readonly load: IngestLoad;
+  private readonly merges: MergeDeferral | undefined;
 
   private constructor(
     readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
     private readonly contexts: ReadContextCache | undefined,
   ) {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
+    this.load = new IngestLoad(options.ingestLoad);
+    this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
+      ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
+      : undefined;
   }
 
   /** Creates the tables when missing (idempotent), recovers unmarked parts, starts maintenance. */
@@ -93,6 +109,12 @@ export class DatapointStore {
   async insertMany(batches: readonly IngestBatch[]): Promise<void> {
     this.insertsInFlight++;
     this.insertEpoch++;
+    const wasBulk = this.load.isBulk();
+    let points = 0;
+    for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
+    this.load.note(points);
+    // The first commit of a bulk load stops merges at once rather than at the next round.
+    if (!wasBulk && this.load.isBulk()) void this.merges?.update();
     try {
       await writeBatches(this.columnar, batches);
     } finally {
@@ -174,14 +196,28 @@ export class DatapointStore {
 
   /** One round of background work now (tests force the fold with includeHot). */
   runMaintenance(fold: FoldOptions = {}): Promise<MaintenanceReport> {
+    return this.enqueueMaintenance(fold, false);
+  }
+
+  private enqueueMaintenance(fold: FoldOptions, scheduled: boolean): Promise<MaintenanceReport> {
     const previous = this.running ?? Promise.resolve(undefined);
-    const run = previous.catch(() => undefined).then(() => this.maintain(fold));
+    const run = previous.catch(() => undefined).then(() => this.maintain(fold, scheduled));
     this.running = run;
     return run.finally(() => { if (this.running === run) this.running = undefined; });
   }
 
-  private async maintain(fold: FoldOptions): Promise<MaintenanceReport> {
+  /**
+   * A scheduled round skips the fold during a bulk load (up to foldDeferMaxMs): the fold reads
+   * back every point just written, and reads stay exact meanwhile by computing dirty hours
+   * from raw points.
+   */
+  private async maintain(fold: FoldOptions, scheduled: boolean): Promise<MaintenanceReport> {
+    await this.merges?.update();
+    if (scheduled && this.load.isBulk() && Date.now() - this.lastFoldMs < (this.options.foldDeferMaxMs ?? 30_000)) {
+      return { computedAt: 0n, rangesFolded: 0, rangesDeferred: 0, tombstonesPurged: 0 };
+    }
     const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold });
+    this.lastFoldMs = Date.now();
     // Expired tombstones are looked for once a minute; pending ones every round.
     const expire = Date.now() - this.lastExpiryMs > 60_000;
     const tombstonesPurged = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
@@ -202,7 +238,7 @@ export class DatapointStore {
     const intervalMs = this.options.maintenanceIntervalMs ?? 1_000;
     if (intervalMs <= 0 || this.closed) return;
     this.timer = setTimeout(() => {
-      this.runMaintenance()
+      this.enqueueMaintenance({}, true)
         .catch((error: unknown) => this.log.warn({ err: error }, 'data point maintenance failed; retrying next round'))
         .finally(() => this.schedule());
     }, intervalMs);
@@ -215,6 +251,7 @@ export class DatapointStore {
     this.closed = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    await this.merges?.resumeAll();
     if (this.options.recoverUnmarked ?? true) await this.checkpoint().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the dirty-mark checkpoint'));
     await this.writeVersions.flush().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the write-version mark'));
     await this.columnar.close();

@@ -1,0 +1,43 @@
+// How hard the store is being written to (issue 3): background work that competes with the
+// insert for the two cores (raw-table merges, the rollup fold) yields while a bulk load runs.
+// Bulk means a sustained rate over a short window, so a plant streaming a few thousand points
+// a second never counts as bulk and its merges and fold run as usual.
+
+export interface IngestLoadOptions {
+  /** Points per second over the window from which the load counts as bulk. @default 500_000 */
+  bulkPointsPerSecond?: number;
+  /** The window, ms. @default 2_000 */
+  windowMs?: number;
+}
+
+export class IngestLoad {
+  /** [time ms, points] per insert within the window, oldest first. */
+  private readonly inserts: [number, number][] = [];
+  private pointsInWindow = 0;
+  private readonly bulkPoints: number;
+  private readonly windowMs: number;
+
+  constructor(options: IngestLoadOptions = {}) {
+    this.windowMs = options.windowMs ?? 2_000;
+    this.bulkPoints = ((options.bulkPointsPerSecond ?? 500_000) * this.windowMs) / 1000;
+  }
+
+  /** Records an insert of `points` at `nowMs`. */
+  note(points: number, nowMs = Date.now()): void {
+    this.inserts.push([nowMs, points]);
+    this.pointsInWindow += points;
+    this.expire(nowMs);
+  }
+
+  /** Whether the points inserted within the window reach the bulk rate. */
+  isBulk(nowMs = Date.now()): boolean {
+    this.expire(nowMs);
+    return this.pointsInWindow >= this.bulkPoints;
+  }
+
+  private expire(nowMs: number): void {
+    while (this.inserts.length > 0 && (this.inserts[0] as [number, number])[0] <= nowMs - this.windowMs) {
+      this.pointsInWindow -= (this.inserts.shift() as [number, number])[1];
+    }
+  }
+}
