@@ -169,6 +169,9 @@ async function insertFamily(store: ColumnarStore, family: Family, group: FamilyR
     select: `${tenant}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(ts)), toUInt64(assumeNotNull(version)), ${shape.insertValueSelect}`,
     columns: familyColumns(family, group),
     params: single ? { tenant: group.tenants[0] as string } : { tenants: group.tenants },
+    // The engine would otherwise run a Replacing merge over every inserted block (~30% of the
+    // insert's time); reads use FINAL, which also collapses duplicates within one part.
+    settings: { optimize_on_insert: 0 },
   });
 }
 

@@ -22,15 +22,15 @@ export class IngestLoad {
     this.bulkPoints = ((options.bulkPointsPerSecond ?? 500_000) * this.windowMs) / 1000;
   }
 
-  /** Records an insert of `points` at `nowMs`. */
-  note(points: number, nowMs = Date.now()): void {
+  /** Records an insert of `points` at `nowMs` (a monotonic clock: performance.now()). */
+  note(points: number, nowMs = performance.now()): void {
     this.inserts.push([nowMs, points]);
     this.pointsInWindow += points;
     this.expire(nowMs);
   }
 
   /** Whether the points inserted within the window reach the bulk rate. */
-  isBulk(nowMs = Date.now()): boolean {
+  isBulk(nowMs = performance.now()): boolean {
     this.expire(nowMs);
     return this.pointsInWindow >= this.bulkPoints;
   }

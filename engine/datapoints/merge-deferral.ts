@@ -46,7 +46,7 @@ export class MergeDeferral {
   }
 
   /** Brings the tables' merge state in line with the load (one update at a time; failures are logged). */
-  update(nowMs = Date.now()): Promise<void> {
+  update(nowMs = performance.now()): Promise<void> {
     this.chain = this.chain
       .then(() => this.apply(nowMs))
       .catch((error: unknown) => this.log.warn({ err: error }, 'could not change the merge state of the raw tables'));

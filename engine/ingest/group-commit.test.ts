@@ -44,7 +44,26 @@ class GatedSink implements GroupCommitSink {
   }
 }
 
-const newLog = (sink: GroupCommitSink, options: { queuePointsMax?: number; expectedWaitMaxMs?: number } = {}) =>
+/** Holds every insert until release(index) is called for it (index: order of arrival). */
+class HoldingSink implements GroupCommitSink {
+  readonly calls: IngestBatch[][] = [];
+  private readonly releases: (() => void)[] = [];
+  private readonly watchers: { count: number; resolve: () => void }[] = [];
+  /** Resolves once `count` inserts have entered. */
+  entered(count: number): Promise<void> {
+    if (this.calls.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.watchers.push({ count, resolve }));
+  }
+  release(index: number): void { this.releases[index]?.(); }
+  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+    const index = this.calls.push([...batches]) - 1;
+    for (const watcher of this.watchers.filter((w) => this.calls.length >= w.count)) watcher.resolve();
+    await new Promise<void>((resolve) => { this.releases[index] = resolve; });
+    await store.insertMany(batches);
+  }
+}
+
+const newLog = (sink: GroupCommitSink, options: { queuePointsMax?: number; expectedWaitMaxMs?: number; concurrentCommitsMax?: number } = {}) =>
   new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, ...options });
 
 async function values(tenant: string, seriesId: number): Promise<number[]> {
@@ -66,6 +85,51 @@ t.test('concurrent appends share one insert', async (t) => {
   t.same(await values(tenant, 3), [1, 1, 1, 1, 1]);
   t.same(await values(`${tenant}-other`, 4), [1, 1, 1, 1, 1], 'several tenants in one insert');
   t.same(log.stats(), { appendsAccepted: 4, appendsRefused: 0, commits: 2, pointsCommitted: 20, commitFailures: 0, queuedPoints: 0 });
+  await log.close();
+});
+
+t.test('a second insert runs while the first is being written; a third waits for one of them', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new HoldingSink();
+  const log = newLog(sink, { concurrentCommitsMax: 2 });
+  let firstDone = false;
+  const first = log.append({ tenant, series: [series(60, 2)] }).then(() => { firstDone = true; });
+  await sink.entered(1);
+  const second = log.append({ tenant, series: [series(61, 2)] });
+  await sink.entered(2);
+  const third = log.append({ tenant, series: [series(62, 2)] });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(sink.calls.length, 2, 'two inserts at once, not three');
+  sink.release(1);
+  await second;
+  t.notOk(firstDone, 'the second append is acknowledged while the first insert is still held');
+  t.same(await values(tenant, 61), [1, 1], 'and its points are readable');
+  await sink.entered(3);
+  t.same(sink.calls[2]?.map((b) => b.series[0]?.seriesId), [62], 'the third went in once the second insert ended');
+  sink.release(2);
+  sink.release(0);
+  await Promise.all([first, third]);
+  t.same(await values(tenant, 60), [1, 1]);
+  t.same(await values(tenant, 62), [1, 1]);
+  t.equal(log.stats().commits, 3);
+  await log.close();
+});
+
+t.test('concurrentCommitsMax 1 keeps one insert at a time', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const sink = new HoldingSink();
+  const log = newLog(sink, { concurrentCommitsMax: 1 });
+  const first = log.append({ tenant, series: [series(63, 1)] });
+  await sink.entered(1);
+  const second = log.append({ tenant, series: [series(64, 1)] });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(sink.calls.length, 1, 'the second append waits for the running insert');
+  sink.release(0);
+  await first;
+  await sink.entered(2);
+  sink.release(1);
+  await second;
+  t.same(await values(tenant, 64), [1]);
   await log.close();
 });
 

@@ -43,6 +43,8 @@ export interface ColumnarInsert {
   select: string;
   columns: readonly InsertColumn[];
   params?: QueryParams;
+  /** Query-level engine settings of this insert (names are identifiers, values numbers). */
+  settings?: Readonly<Record<string, number>>;
 }
 
 export interface ColumnarStore {
@@ -89,6 +91,16 @@ function insertHead(insert: ColumnarInsert): string {
     if (column.data.length !== length) throw new Error(`insert into ${insert.table}: column ${column.name} has ${column.data.length} rows, expected ${length}`);
   }
   return `INSERT INTO ${insert.table} (${insert.targetColumns.map(assertIdentifier).join(', ')}) SELECT ${insert.select}`;
+}
+
+/** ` SETTINGS a = 1, b = 0` for the end of an insert's SELECT, or ''. */
+function insertSettings(insert: ColumnarInsert): string {
+  const entries = Object.entries(insert.settings ?? {});
+  for (const [name, value] of entries) {
+    assertIdentifier(name);
+    if (!Number.isFinite(value)) throw new Error(`insert into ${insert.table}: setting ${name} is not a finite number`);
+  }
+  return entries.length === 0 ? '' : ` SETTINGS ${entries.map(([name, value]) => `${name} = ${value}`).join(', ')}`;
 }
 
 export async function openColumnarStore(options: ColumnarStoreOptions): Promise<ColumnarStore> {
@@ -226,7 +238,7 @@ class ChdbColumnarStore implements ColumnarStore {
     const on = this.pick();
     this.chdb._arrowRegisterColumns(on.session.connection, name, insert.columns.map(chdbColumn));
     try {
-      await this.run(`${head} FROM arrowstream('${name}')`, insert.params, 'TSV', on);
+      await this.run(`${head} FROM arrowstream('${name}')${insertSettings(insert)}`, insert.params, 'TSV', on);
     } finally {
       this.chdb._arrowUnregister(on.session.connection, name);
     }
@@ -312,7 +324,7 @@ class ServerColumnarStore implements ColumnarStore {
     for (const column of insert.columns) vectors[column.name] = arrowVector(column);
     const body = tableToIPC(new Table(vectors), 'stream');
     const result = await this.client.exec({
-      query: `${head} FROM input('${structure}') FORMAT ArrowStream`,
+      query: `${head} FROM input('${structure}')${insertSettings(insert)} FORMAT ArrowStream`,
       query_params: insert.params as Record<string, unknown>,
       values: Readable.from([Buffer.from(body)]),
     });
