@@ -1,29 +1,51 @@
 // Bounded request body reading (STYLE §5): the limit is checked on Content-Length before any
 // byte is read, then bytes are counted as they arrive; either way a 413 is answered without
-// reading the rest.
+// reading the rest. A route may read into pooled shared memory (slab-pool.ts): the ingest
+// path then allocates nothing per request.
 import type { HttpResponse } from 'uWebSockets.js';
 import { RequestTooLargeError } from '../engine/errors.ts';
+import type { SlabPool } from '../engine/ingest/slab-pool.ts';
 
-/** Reads the whole body into one ArrayBuffer (owned by us; transferable to a worker). */
-export function readBody(res: HttpResponse, contentLength: number | undefined, bodyBytesMax: number): Promise<ArrayBuffer> {
+export interface RequestBody {
+  /** Exactly the body's bytes. */
+  bytes: Uint8Array;
+  /** Gives pooled memory back; the bytes must not be used after. Absent when not pooled. */
+  release?: () => void;
+}
+
+/**
+ * Reads the whole body. With a Content-Length and a pool, into a slab of shared memory;
+ * otherwise into a buffer of our own (transferable to a worker).
+ */
+export function readBody(res: HttpResponse, contentLength: number | undefined, bodyBytesMax: number, pool?: SlabPool): Promise<RequestBody> {
   return new Promise((resolve, reject) => {
     if (contentLength !== undefined && contentLength > bodyBytesMax) {
       reject(new RequestTooLargeError(bodyBytesMax));
       return;
     }
+    const slab = contentLength !== undefined && pool ? pool.acquire(contentLength) : undefined;
     // With a Content-Length we write into one exact-size buffer; otherwise grow by doubling.
-    let buffer = new Uint8Array(contentLength ?? 64 * 1024);
+    let buffer = slab ? new Uint8Array(slab.buffer, 0, contentLength) : new Uint8Array(contentLength ?? 64 * 1024);
     let received = 0;
     let failed = false;
+    const fail = (error: Error) => {
+      failed = true;
+      slab?.release();
+      reject(error);
+    };
     res.onData((chunk, isLast) => {
       if (failed) return;
       const bytes = new Uint8Array(chunk);
       if (received + bytes.byteLength > bodyBytesMax) {
-        failed = true;
-        reject(new RequestTooLargeError(bodyBytesMax));
+        fail(new RequestTooLargeError(bodyBytesMax));
         return;
       }
       if (received + bytes.byteLength > buffer.byteLength) {
+        if (slab) {
+          // More bytes than the Content-Length announced: uWS refuses that before us; be safe.
+          fail(new RequestTooLargeError(buffer.byteLength));
+          return;
+        }
         const grown = new Uint8Array(Math.min(bodyBytesMax, Math.max(buffer.byteLength * 2, received + bytes.byteLength)));
         grown.set(buffer.subarray(0, received));
         buffer = grown;
@@ -31,7 +53,7 @@ export function readBody(res: HttpResponse, contentLength: number | undefined, b
       buffer.set(bytes, received); // uWS neuters chunk on return: copy now
       received += bytes.byteLength;
       if (isLast) {
-        resolve(received === buffer.byteLength ? buffer.buffer : buffer.buffer.slice(0, received));
+        resolve({ bytes: received === buffer.byteLength ? buffer : buffer.subarray(0, received), ...(slab ? { release: () => slab.release() } : {}) });
       }
     });
   });

@@ -6,6 +6,7 @@ import type { ServiceConfig } from '../engine/config.ts';
 import { openDatapointStore, type DatapointStore } from '../engine/datapoints/datapoint-store.ts';
 import type { IngestLog } from '../engine/datapoints/types.ts';
 import { GroupCommitLog } from '../engine/ingest/group-commit.ts';
+import { SlabPool } from '../engine/ingest/slab-pool.ts';
 import { startIngester, type Ingester } from '../engine/ingest/ingester.ts';
 import { KafkaIngestLog } from '../engine/ingest/kafka-log.ts';
 import { logger } from '../engine/log.ts';
@@ -23,6 +24,8 @@ export interface DatapointEngine {
   /** Absent on ROLE=ingester (no API). */
   ingestLog: IngestLog;
   pool: DatapointPool;
+  /** Shared memory for request bodies and their columns (slab-pool.ts). */
+  slabs: SlabPool;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
@@ -58,7 +61,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
     },
   }];
   return {
-    store, ingestLog, pool: parsePool, mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
+    store, ingestLog, pool: parsePool, slabs: new SlabPool({ bytesMax: 256 * 1024 * 1024 }), mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;
       const lag = ingester ? Object.values(ingester.stats().lagByPartition).reduce((a, b) => a + b, 0) : 0;

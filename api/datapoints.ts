@@ -11,8 +11,10 @@ import { parseInstant } from '../engine/datapoints/instant.ts';
 import { coalesceDeleteRanges } from '../engine/datapoints/delete-ranges.ts';
 import type { AggregateName, Granularity, SeriesPoints } from '../engine/datapoints/types.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../engine/meta/series-targets.ts';
+import type { Slab } from '../engine/ingest/slab-pool.ts';
 import type { ScannedBody } from '../workers/datapoint-body.ts';
-import type { PointValueError } from '../workers/datapoint-encode.ts';
+import { encodeOutputBytes, type PointValueError } from '../workers/datapoint-encode.ts';
+import { scanScratchBytes } from '../workers/datapoint-scan.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson, rawItemJson } from './datapoint-json.ts';
 import type { DatapointEngine } from './datapoint-engine.ts';
 import { isJson } from './http-server.ts';
@@ -54,23 +56,31 @@ function notFound(missing: { index: number; identifier: Identifier }[], what: st
 export function datapointRoutes(services: Services, engine: DatapointEngine): Route[] {
   const db = services.relational.pool;
 
-  async function insert(caller: Parameters<Services['access']>[0], rawBody: ArrayBuffer, contentType: string): Promise<Reply> {
+  async function insert(caller: Parameters<Services['access']>[0], rawBody: Uint8Array, contentType: string): Promise<Reply> {
     if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
     const access = await services.access(caller);
     // Announced while parsing, so the group commit can wait for this request to join it.
     const appended = engine.ingestLog.expectAppend?.();
+    // The scanned and the encoded columns live in pooled shared memory until the points are
+    // durable (the insert copies them into its own columns); nothing is allocated per request.
+    const slabs: Slab[] = [];
     try {
-      return await insertAnnounced(access, rawBody, appended);
+      return await insertAnnounced(access, rawBody, appended, slabs);
     } finally {
       appended?.();
+      for (const slab of slabs) slab.release();
     }
   }
 
-  async function insertAnnounced(access: Awaited<ReturnType<Services['access']>>, rawBody: ArrayBuffer, appended: (() => void) | undefined): Promise<Reply> {
-    const { body, scanned } = await engine.pool.scan(rawBody);
+  async function insertAnnounced(access: Awaited<ReturnType<Services['access']>>, rawBody: Uint8Array, appended: (() => void) | undefined, slabs: Slab[]): Promise<Reply> {
+    const scratch = engine.slabs.acquire(scanScratchBytes(rawBody.byteLength));
+    slabs.push(scratch);
+    const { body, scanned } = await engine.pool.scan(rawBody, scratch.buffer);
     if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned));
     const { targets, missing } = await resolveSeriesTargets(db, access, scanned.items.map(identifierOf), 'write');
-    const encoded = await engine.pool.encode(body, scanned, targets.map((t) => t?.valueType ?? null), targets.map((t) => t?.seriesId ?? null));
+    const output = engine.slabs.acquire(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+    slabs.push(output);
+    const encoded = await engine.pool.encode(body, scanned, targets.map((t) => t?.valueType ?? null), targets.map((t) => t?.seriesId ?? null), output.buffer);
     const capErrors = encoded.errors.filter((e) => e.reason === 'points-cap');
     if (capErrors.length > 0) throw new BadRequestError('Too many data points in one collection; split the batch', valueProblems(capErrors));
     // SPEC: a value that does not parse against the valueType is a 422; nothing is written.
@@ -99,13 +109,13 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
       method: 'post', path: '/timeseries/data', operationId: 'insertDatapoints', tag: TAG,
       summary: 'Insert data points; a point at an existing timestamp replaces the old value',
       description: '204 once every point is durable. 404 lists the items whose series is missing (the others are inserted). 422 names each item and point whose value does not parse against the valueType (nothing is inserted). 400 for a malformed body or a collection over its cap (100 000 points for numeric series, 10 000 for TEXT/MIXED). Values: FLOAT/FLOAT32 decimal or exponent notation, finite (FLOAT32 rounded to 32 bits); BIGINT an integer in -2^63..2^63-1, exact; NUMERIC Decimal(18,6) and DECIMAL32 Decimal(9,3), extra fractional digits rounded half to even; TEXT strings only; MIXED: JSON numbers and numeric strings are numbers, other strings text. Timestamps: integer epoch ms from 1900 to 2099.',
-      rawBody: true, rawBodySchema: DatapointInsertRequest, bodyBytesMax: DATAPOINT_BODY_BYTES_MAX,
+      rawBody: true, rawBodyPool: engine.slabs, rawBodySchema: DatapointInsertRequest, bodyBytesMax: DATAPOINT_BODY_BYTES_MAX,
       responses: {
         204: { description: 'all accepted and durable' }, 400: { description: 'malformed body or batch cap' }, 403: { description: 'no write grant' },
         404: { description: 'some series missing; `missing` lists them, the others were inserted' }, 413: { description: 'body over 16 MiB' },
         422: { description: 'values that do not parse against the valueType' }, 503: { description: 'ingest queue full; retry after Retry-After' },
       },
-      handle: ({ caller, rawBody, headers }) => insert(caller, rawBody as ArrayBuffer, headers.contentType),
+      handle: ({ caller, rawBody, headers }) => insert(caller, rawBody as Uint8Array, headers.contentType),
     },
     {
       method: 'post', path: '/timeseries/data/list', operationId: 'listDatapoints', tag: TAG,

@@ -70,11 +70,11 @@ export function isJson(contentType: string): boolean {
   return type === 'application/json' || type.endsWith('+json');
 }
 
-function parseJsonBody(raw: ArrayBuffer, contentType: string): unknown {
+function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
   if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
   if (raw.byteLength === 0) throw new BadRequestError('The request body is empty; a JSON object is expected', [{ field: '(body)', message: 'empty' }]);
   try {
-    return JSON.parse(Buffer.from(raw).toString('utf8'));
+    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
   } catch (error) {
     throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, [{ field: '(body)', message: 'invalid JSON' }]);
   }
@@ -109,6 +109,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
         deps.log.info({ requestId, route: route.path, method: route.method, status: reply.status, tenant, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
       };
+      let releaseBody: (() => void) | undefined;
       const run = async () => {
         let caller = undefined as unknown as RequestContext['caller'];
         if (!route.public) {
@@ -126,11 +127,13 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             return finish(toErrorReply(error, deps.errorsBase), takesBody);
           }
         }
-        let rawBody: ArrayBuffer | undefined;
+        let rawBody: Uint8Array | undefined;
         let body: unknown;
         if (takesBody) {
           try {
-            rawBody = await readBody(res, contentLength, bodyBytesMax);
+            const read = await readBody(res, contentLength, bodyBytesMax, route.rawBodyPool);
+            rawBody = read.bytes;
+            releaseBody = read.release;
           } catch (error) {
             deps.metrics.limitHits.inc({ limit: 'body-bytes' });
             return finish(toErrorReply(error, deps.errorsBase), true);
@@ -157,7 +160,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       run().catch((error: unknown) => {
         if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId, route: route.path }, 'request failed');
         finish(toErrorReply(error, deps.errorsBase));
-      });
+      }).finally(() => releaseBody?.());
     };
     const path = toUwsPath(route.path);
     if (route.method === 'get') app.get(path, handler);

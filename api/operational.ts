@@ -28,8 +28,8 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** client_credentials from a form or JSON body, or HTTP Basic (RFC 6749 §2.3.1, §4.4). */
-function tokenRequest(raw: ArrayBuffer | undefined, contentType: string, authorization: string): Record<string, string> {
-  const text = raw ? Buffer.from(raw).toString('utf8') : '';
+function tokenRequest(raw: Uint8Array | undefined, contentType: string, authorization: string): Record<string, string> {
+  const text = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : '';
   const fields: Record<string, string> = contentType.includes('json')
     ? (() => { try { return JSON.parse(text) as Record<string, string>; } catch { return {}; } })()
     : Object.fromEntries(new URLSearchParams(text));

@@ -2,6 +2,7 @@
 // of /openapi.json) and a handler that takes a parsed request and returns a Reply.
 import type { TSchema } from '@sinclair/typebox';
 import type { Caller } from '../engine/grants/claims.ts';
+import type { SlabPool } from '../engine/ingest/slab-pool.ts';
 import type { Logger } from '../engine/log.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
@@ -13,8 +14,11 @@ export interface RequestContext {
   query: URLSearchParams;
   /** The validated JSON body (routes with `body`). */
   body: unknown;
-  /** The raw body (routes with `rawBody`), owned by the handler, transferable. */
-  rawBody?: ArrayBuffer;
+  /**
+   * The raw body (routes with `rawBody`). Pooled shared memory with `rawBodyPool` (valid until
+   * the handler's promise settles), else a buffer the handler owns (transferable).
+   */
+  rawBody?: Uint8Array;
   headers: { contentType: string; authorization: string };
   requestId: string;
   log: Logger;
@@ -49,6 +53,8 @@ export interface Route {
   body?: TSchema;
   /** Hand the body to the handler unparsed (POST /timeseries/data goes to workers). */
   rawBody?: boolean;
+  /** Read the raw body into this pool's shared memory (the ingest path: no allocation per request). */
+  rawBodyPool?: SlabPool;
   /** Documented body schema when rawBody is set. */
   rawBodySchema?: TSchema;
   /** Documentation of query parameters: name → schema. Handlers parse them. */

@@ -16,6 +16,7 @@
 // - MIXED: a JSON number is numeric; a string that parses (numeric grammar) to a finite number
 //   is numeric too, stored as that double; every other string is text.
 
+import { ColumnArena } from '../engine/ingest/column-arena.ts';
 import assert from 'node:assert/strict';
 import { DECIMAL_FORMAT, type SeriesPoints, type ValueType } from '../engine/datapoints/types.ts';
 import {
@@ -63,16 +64,24 @@ export function pointsPerCollectionMax(valueType: ValueType): number {
  * scanned.items (null for a missing series). Never throws on bad values: they come back in
  * `errors`.
  */
+/** Bytes of output that hold every encoded column of a body (TEXT values are strings, outside). */
+export function encodeOutputBytes(pointCount: number, itemCount: number): number {
+  // Per point: a timestamp, a value (8 bytes) and MIXED's is-text flag; per item: alignment.
+  return pointCount * 17 + itemCount * 24;
+}
+
+/** `output`, when given, holds the encoded columns (see encodeOutputBytes); else they are allocated. */
 export function encodeScannedBody(
   body: Uint8Array,
   scanned: ScannedBody,
   valueTypes: readonly (ValueType | null)[],
   seriesIds: readonly (number | null)[],
+  output?: SharedArrayBuffer,
 ): EncodedBody {
   assert.equal(scanned.errors.length, 0, 'encodeScannedBody: the body scanned with errors; refuse it instead');
   assert.equal(valueTypes.length, scanned.items.length, 'encodeScannedBody: one valueType per item');
   assert.equal(seriesIds.length, scanned.items.length, 'encodeScannedBody: one seriesId per item');
-  const encoder = new PointEncoder(body, scanned);
+  const encoder = new PointEncoder(body, scanned, new ColumnArena(output));
   const series = scanned.items.map((item, itemIndex) => {
     const valueType = valueTypes[itemIndex] ?? null;
     if (valueType === null) return null;
@@ -146,6 +155,7 @@ class PointEncoder {
   constructor(
     readonly body: Uint8Array,
     readonly scanned: ScannedBody,
+    readonly arena: ColumnArena,
   ) {}
 
   encodeItem(item: ScannedItem, itemIndex: number, valueType: ValueType, seriesId: number): SeriesPoints | null {
@@ -156,7 +166,9 @@ class PointEncoder {
       return null;
     }
     this.itemFailed = false;
-    const series: SeriesPoints = { seriesId, valueType, timestampMs: this.scanned.timestampMs.slice(start, start + count) };
+    const timestampMs = this.arena.float64(count);
+    timestampMs.set(this.scanned.timestampMs.subarray(start, start + count));
+    const series: SeriesPoints = { seriesId, valueType, timestampMs };
     const at = { start, count, itemIndex, valueType };
     switch (valueType) {
       case 'FLOAT':
@@ -250,7 +262,7 @@ class PointEncoder {
 
   floatColumn(at: PointsAt, float32: boolean): Float64Array {
     const { valueKind, numberValue, valueBytes } = this.scanned;
-    const out = new Float64Array(at.count);
+    const out = this.arena.float64(at.count);
     for (let j = 0; j < at.count; j++) {
       const i = at.start + j;
       const kind = valueKind[i]!;
@@ -282,7 +294,7 @@ class PointEncoder {
   /** BIGINT or a scaled decimal per point, through `parse` (an exact grammar of number-text.ts). */
   exactColumn(at: PointsAt, parse: (bytes: Uint8Array, start: number, end: number) => bigint | NumberTextFailure): BigInt64Array {
     const { valueKind, valueOffset, valueBytes } = this.scanned;
-    const out = new BigInt64Array(at.count);
+    const out = this.arena.bigint64(at.count);
     for (let j = 0; j < at.count; j++) {
       const i = at.start + j;
       const kind = valueKind[i];
@@ -319,9 +331,9 @@ class PointEncoder {
   }
 
   mixedColumns(at: PointsAt, series: SeriesPoints): void {
-    const float = new Float64Array(at.count);
+    const float = this.arena.float64(at.count);
     const text = new Array<string>(at.count).fill('');
-    const isText = new Uint8Array(at.count);
+    const isText = this.arena.uint8(at.count);
     const { valueKind, numberValue } = this.scanned;
     for (let j = 0; j < at.count; j++) {
       const i = at.start + j;

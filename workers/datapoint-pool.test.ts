@@ -8,7 +8,7 @@ import { encodeScannedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
 
-const bodyOf = (text: string): ArrayBuffer => new TextEncoder().encode(text).buffer as ArrayBuffer;
+const bodyOf = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 const TEXT = `{"items":[
   {"id":1,"datapoints":[{"timestamp":3,"value":"1.5"},{"timestamp":1,"value":2},{"timestamp":3,"value":"2.5"}]},

@@ -23,13 +23,17 @@ export interface DatapointPoolOptions {
 }
 
 export interface DatapointPool {
-  /** Phase 1. `body` is transferred (detached here) and comes back in the result. */
-  scan(body: ArrayBuffer): Promise<DatapointScanResult>;
   /**
-   * Phase 2, for a body that scanned without errors. `body` and the scanned columns are
-   * transferred (detached here); valueTypes and seriesIds run parallel to scanned.items.
+   * Phase 1. A `body` over an ArrayBuffer is transferred (detached here) and comes back in
+   * the result; over shared memory it is shared. The scanned columns go into `scratch` when given.
    */
-  encode(body: ArrayBuffer, scanned: ScannedBody, valueTypes: (ValueType | null)[], seriesIds: (number | null)[]): Promise<EncodedBody>;
+  scan(body: Uint8Array, scratch?: SharedArrayBuffer): Promise<DatapointScanResult>;
+  /**
+   * Phase 2, for a body that scanned without errors. `body` and scanned columns not in shared
+   * memory are transferred (detached here); valueTypes and seriesIds run parallel to
+   * scanned.items. The encoded columns go into `output` when given.
+   */
+  encode(body: Uint8Array, scanned: ScannedBody, valueTypes: (ValueType | null)[], seriesIds: (number | null)[], output?: SharedArrayBuffer): Promise<EncodedBody>;
   /** Tasks running or waiting. */
   readonly pending: number;
   close(): Promise<void>;
@@ -76,12 +80,12 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   }
 
   return {
-    scan(body) {
-      return run<DatapointScanResult>('scan a body', { phase: 'scan', body }, [body]);
+    scan(body, scratch) {
+      return run<DatapointScanResult>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}) }, bufferTransferList([body]));
     },
-    encode(body, scanned, valueTypes, seriesIds) {
-      const transferList = bufferTransferList(scannedBodyViews(scanned), [body]);
-      return run<EncodedBody>('encode datapoints', { phase: 'encode', body, scanned, valueTypes, seriesIds }, transferList);
+    encode(body, scanned, valueTypes, seriesIds, output) {
+      const transferList = bufferTransferList([...scannedBodyViews(scanned), body]);
+      return run<EncodedBody>('encode datapoints', { phase: 'encode', body, scanned, valueTypes, seriesIds, ...(output ? { output } : {}) }, transferList);
     },
     get pending() {
       return pending;

@@ -4,6 +4,7 @@
 // `items`/`datapoints` keys, very deep unknown values) goes to the JSON.parse scanner, which
 // is the reference: both give identical ScannedBody values (property-tested).
 
+import { ColumnArena } from '../engine/ingest/column-arena.ts';
 import { ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import {
   type ScannedBody,
@@ -26,13 +27,16 @@ import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text
  * Scans a POST /timeseries/data body (UTF-8 JSON bytes) into items and point columns.
  * Never throws on bad input: problems come back in `errors`.
  */
-export function scanDatapointBody(body: Uint8Array): ScannedBody {
-  return scanDatapointBodyBytes(body) ?? scanDatapointBodyWithJsonParse(body);
+export function scanDatapointBody(body: Uint8Array, scratch?: SharedArrayBuffer): ScannedBody {
+  return scanDatapointBodyBytes(body, scratch) ?? scanDatapointBodyWithJsonParse(body);
 }
 
-/** The fast path alone; null when the body is not one it takes. */
-export function scanDatapointBodyBytes(body: Uint8Array): ScannedBody | null {
-  const scanner = new BytesScanner(body);
+/**
+ * The fast path alone; null when the body is not one it takes. Its columns are carved out of
+ * `scratch` when that holds scanScratchBytes(body.length) bytes (else allocated).
+ */
+export function scanDatapointBodyBytes(body: Uint8Array, scratch?: SharedArrayBuffer): ScannedBody | null {
+  const scanner = new BytesScanner(body, new ColumnArena(scratch));
   try {
     scanner.scanBody();
   } catch (error) {
@@ -47,6 +51,16 @@ const BAIL = { bail: true } as const;
 
 /** Smallest bytes a point can take: {"timestamp":1,"value":1} is 25. */
 const POINT_BYTES_MIN = 25;
+
+function pointCapacity(bodyBytes: number): number {
+  return Math.floor(bodyBytes / POINT_BYTES_MIN) + 1;
+}
+
+/** Bytes of scratch that hold the fast path's columns for a body of this size. */
+export function scanScratchBytes(bodyBytes: number): number {
+  const capacity = pointCapacity(bodyBytes);
+  return ColumnArena.bytesFor([capacity * 8, capacity * 8, capacity * 4, capacity * 4, capacity]);
+}
 /** Unknown values nested deeper than this go to the fallback (bounds the recursion). */
 const SKIP_DEPTH_MAX = 64;
 
@@ -118,16 +132,17 @@ class BytesScanner {
   keyStart = 0;
   keyLength = 0;
 
-  constructor(body: Uint8Array) {
+  constructor(body: Uint8Array, arena: ColumnArena) {
     this.b = body;
     this.n = body.length;
-    // Every point spends at least POINT_BYTES_MIN bytes, so the columns never grow.
-    const capacity = Math.floor(this.n / POINT_BYTES_MIN) + 1;
-    this.timestampMs = new Float64Array(capacity);
-    this.valueKind = new Uint8Array(capacity);
-    this.numberValue = new Float64Array(capacity);
-    this.valueOffset = new Uint32Array(capacity);
-    this.valueBytes = new Uint32Array(capacity);
+    // Every point spends at least POINT_BYTES_MIN bytes, so the columns never grow. Same
+    // order as scanScratchBytes: the 8-byte columns first.
+    const capacity = pointCapacity(this.n);
+    this.timestampMs = arena.float64(capacity);
+    this.numberValue = arena.float64(capacity);
+    this.valueOffset = arena.uint32(capacity);
+    this.valueBytes = arena.uint32(capacity);
+    this.valueKind = arena.uint8(capacity);
   }
 
   result(): ScannedBody {

@@ -10,30 +10,34 @@ import { scanDatapointBody } from './datapoint-scan.ts';
 
 export interface DatapointScanTask {
   phase: 'scan';
-  /** The raw body, transferred in and back out. */
-  body: ArrayBuffer;
+  /** The raw body: over an ArrayBuffer it is transferred in and back out; over shared memory, shared. */
+  body: Uint8Array;
+  /** Shared memory for the scanned columns (scanScratchBytes), or none. */
+  scratch?: SharedArrayBuffer;
 }
 
 export interface DatapointEncodeTask {
   phase: 'encode';
-  body: ArrayBuffer;
+  body: Uint8Array;
   scanned: ScannedBody;
   valueTypes: (ValueType | null)[];
   seriesIds: (number | null)[];
+  /** Shared memory for the encoded columns (encodeOutputBytes), or none. */
+  output?: SharedArrayBuffer;
 }
 
 export type DatapointTask = DatapointScanTask | DatapointEncodeTask;
 
 export interface DatapointScanResult {
-  /** The same bytes that went in (the caller's ArrayBuffer was detached by the transfer). */
-  body: ArrayBuffer;
+  /** The same bytes that went in (a caller's ArrayBuffer was detached by the transfer). */
+  body: Uint8Array;
   scanned: ScannedBody;
 }
 
-/** The distinct buffers under some typed arrays, for a transfer list. */
-export function bufferTransferList(views: readonly (ArrayBufferView | undefined)[], extra: ArrayBuffer[] = []): ArrayBuffer[] {
-  const buffers = new Set<ArrayBuffer>(extra);
-  for (const view of views) if (view !== undefined) buffers.add(view.buffer as ArrayBuffer);
+/** The distinct buffers under some typed arrays, for a transfer list; shared memory is shared, never listed. */
+export function bufferTransferList(views: readonly (ArrayBufferView | undefined)[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const view of views) if (view?.buffer instanceof ArrayBuffer) buffers.add(view.buffer);
   return [...buffers];
 }
 
@@ -53,11 +57,11 @@ function movable<T>(value: T, transfer: ArrayBuffer[]): T {
 export default function datapointTask(task: DatapointTask): DatapointScanResult | EncodedBody {
   switch (task.phase) {
     case 'scan': {
-      const scanned = scanDatapointBody(new Uint8Array(task.body));
-      return movable({ body: task.body, scanned }, bufferTransferList(scannedBodyViews(scanned), [task.body]));
+      const scanned = scanDatapointBody(task.body, task.scratch);
+      return movable({ body: task.body, scanned }, bufferTransferList([...scannedBodyViews(scanned), task.body]));
     }
     case 'encode': {
-      const encoded = encodeScannedBody(new Uint8Array(task.body), task.scanned, task.valueTypes, task.seriesIds);
+      const encoded = encodeScannedBody(task.body, task.scanned, task.valueTypes, task.seriesIds, task.output);
       return movable(encoded, bufferTransferList(encodedBodyViews(encoded)));
     }
   }

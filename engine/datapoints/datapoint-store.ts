@@ -13,6 +13,7 @@ import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
+import { SlabPool } from '../ingest/slab-pool.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
 import { ReadContextCache } from './read-context-cache.ts';
@@ -70,6 +71,8 @@ export class DatapointStore {
   private readonly log: Logger;
   private readonly load: IngestLoad;
   private readonly merges: MergeDeferral | undefined;
+  /** Memory for the insert's columns, reused from commit to commit (at most two run at once). */
+  private readonly insertSlabs = new SlabPool({ bytesMax: 256 * 1024 * 1024 });
 
   private constructor(
     readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
@@ -116,7 +119,7 @@ export class DatapointStore {
     // The first commit of a bulk load stops merges at once rather than at the next round.
     if (!wasBulk && this.load.isBulk()) void this.merges?.update();
     try {
-      await writeBatches(this.columnar, batches);
+      await writeBatches(this.columnar, batches, this.insertSlabs);
     } finally {
       this.insertsInFlight--;
     }

@@ -4,7 +4,9 @@
 // and latest points are left to the fold (rollup-fold.ts), off this path.
 import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
-import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
+import { ColumnArena } from '../ingest/column-arena.ts';
+import type { SlabPool } from '../ingest/slab-pool.ts';
+import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
 
 const VERSION_LIMIT = 1n << 63n;
@@ -119,20 +121,26 @@ function concatText(parts: readonly SeriesPoints[], pick: (p: SeriesPoints) => r
   return out;
 }
 
+/** Bytes of the numeric columns familyColumns carves out of its arena (at most five 8-byte ones and a flag). */
+function familyColumnBytes(group: FamilyRows): number {
+  return ColumnArena.bytesFor([8, 8, 8, 8, 4, 1].map((width) => width * group.pointCount));
+}
+
 /** The Arrow columns of one family's rows: keys, version, then the family's value columns. */
-function familyColumns(family: Family, group: FamilyRows): InsertColumn[] {
+function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): InsertColumn[] {
   const n = group.pointCount;
-  const tenantIndex = new Int32Array(n);
-  const seriesId = new Float64Array(n);
-  const ts = new Float64Array(n);
-  const version = new BigInt64Array(n);
-  const float = family === 'float' || family === 'mixed' ? new Float64Array(n) : undefined;
-  const integer = family === 'int' || family === 'numeric' || family === 'decimal32' ? new BigInt64Array(n) : undefined;
-  const isText = family === 'mixed' ? new Uint8Array(n) : undefined;
+  const several = group.tenants.length > 1;
+  const seriesId = arena.float64(n);
+  const ts = arena.float64(n);
+  const version = arena.bigint64(n);
+  const float = family === 'float' || family === 'mixed' ? arena.float64(n) : undefined;
+  const integer = family === 'int' || family === 'numeric' || family === 'decimal32' ? arena.bigint64(n) : undefined;
+  const tenantIndex = several ? arena.int32(n) : undefined;
+  const isText = family === 'mixed' ? arena.uint8(n) : undefined;
   let at = 0;
   for (const { tenantIndex: index, points, version: v } of group.parts) {
     const length = points.timestampMs.length;
-    tenantIndex.fill(index, at, at + length);
+    tenantIndex?.fill(index, at, at + length);
     seriesId.fill(points.seriesId, at, at + length);
     version.fill(v, at, at + length);
     ts.set(points.timestampMs, at);
@@ -146,7 +154,7 @@ function familyColumns(family: Family, group: FamilyRows): InsertColumn[] {
     { name: 'ts', type: 'Float64', data: ts },
     { name: 'version', type: 'Int64', data: version },
   ];
-  if (group.tenants.length > 1) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
+  if (tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
   const parts = group.parts.map((p) => p.points);
   if (float) columns.push({ name: 'value', type: 'Float64', data: float });
   if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
@@ -158,8 +166,18 @@ function familyColumns(family: Family, group: FamilyRows): InsertColumn[] {
   return columns;
 }
 
-async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows): Promise<void> {
+async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined): Promise<void> {
   const shape = FAMILY_SHAPES[family];
+  // The insert's columns in reused memory (slab-pool.ts), free again once the engine has the part.
+  const slab = slabs?.acquire(familyColumnBytes(group));
+  try {
+    await insertFamilyColumns(store, shape, group, familyColumns(family, group, new ColumnArena(slab?.buffer)));
+  } finally {
+    slab?.release();
+  }
+}
+
+async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, group: FamilyRows, columns: InsertColumn[]): Promise<void> {
   // One tenant (the usual case) is a bound constant; several go by index into a bound array.
   const single = group.tenants.length === 1;
   const tenant = single ? '{tenant:String}' : 'arrayElement({tenants:Array(String)}, assumeNotNull(tenant_index))';
@@ -167,7 +185,7 @@ async function insertFamily(store: ColumnarStore, family: Family, group: FamilyR
     table: shape.rawTable,
     targetColumns: ['tenant', 'series_id', 'ts', 'version', ...shape.insertValueTargets],
     select: `${tenant}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(ts)), toUInt64(assumeNotNull(version)), ${shape.insertValueSelect}`,
-    columns: familyColumns(family, group),
+    columns,
     params: single ? { tenant: group.tenants[0] as string } : { tenants: group.tenants },
     // The engine would otherwise run a Replacing merge over every inserted block (~30% of the
     // insert's time); reads use FINAL, which also collapses duplicates within one part.
@@ -207,11 +225,14 @@ export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly Di
   });
 }
 
-/** The points alone, one insert per storage family, in parallel (writeBatches adds the marks). */
-export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
+/**
+ * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
+ * With `slabs`, the insert's columns are carved out of pooled memory.
+ */
+export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
   for (const batch of batches) assertIngestBatch(batch);
   const groups = groupByFamily(batches);
-  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group)));
+  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs)));
 }
 
 /**
@@ -219,7 +240,7 @@ export async function insertPoints(store: ColumnarStore, batches: readonly Inges
  * points is what lets the fold trust that it saw them (datapoint-tables.sql.ts). Resolves
  * once both are durable.
  */
-export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[]): Promise<void> {
-  await insertPoints(store, batches);
+export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
+  await insertPoints(store, batches, slabs);
   await writeDirtyRanges(store, dirtyRangesOf(batches));
 }
