@@ -14,6 +14,7 @@ import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
 import { SlabPool } from '../ingest/slab-pool.ts';
+import { MarkOrderGate } from './mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
 import { ReadContextCache } from './read-context-cache.ts';
@@ -73,6 +74,8 @@ export class DatapointStore {
   private readonly merges: MergeDeferral | undefined;
   /** Memory for the insert's columns, reused from commit to commit (at most two run at once). */
   private readonly insertSlabs = new SlabPool({ bytesMax: 256 * 1024 * 1024 });
+  /** Points and marks written at once; only when this process is the engine's one writer. */
+  private readonly markGate: MarkOrderGate | undefined;
 
   private constructor(
     readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
@@ -80,6 +83,7 @@ export class DatapointStore {
   ) {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
     this.load = new IngestLoad(options.ingestLoad);
+    this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate() : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
       : undefined;
@@ -119,7 +123,7 @@ export class DatapointStore {
     // The first commit of a bulk load stops merges at once rather than at the next round.
     if (!wasBulk && this.load.isBulk()) void this.merges?.update();
     try {
-      await writeBatches(this.columnar, batches, this.insertSlabs);
+      await writeBatches(this.columnar, batches, this.insertSlabs, this.markGate);
     } finally {
       this.insertsInFlight--;
     }
@@ -219,7 +223,7 @@ export class DatapointStore {
     if (scheduled && this.load.isBulk() && Date.now() - this.lastFoldMs < (this.options.foldDeferMaxMs ?? 30_000)) {
       return { computedAt: 0n, rangesFolded: 0, rangesDeferred: 0, tombstonesPurged: 0 };
     }
-    const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold });
+    const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold }, this.markGate);
     this.lastFoldMs = Date.now();
     // Expired tombstones are looked for once a minute; pending ones every round.
     const expire = Date.now() - this.lastExpiryMs > 60_000;

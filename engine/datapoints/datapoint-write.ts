@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
 import { ColumnArena } from '../ingest/column-arena.ts';
 import type { SlabPool } from '../ingest/slab-pool.ts';
+import type { MarkOrderGate } from './mark-order-gate.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
 
@@ -236,11 +237,18 @@ export async function insertPoints(store: ColumnarStore, batches: readonly Inges
 }
 
 /**
- * Writes the points of every batch, and only then their dirty marks: a mark younger than the
- * points is what lets the fold trust that it saw them (datapoint-tables.sql.ts). Resolves
- * once both are durable.
+ * Writes the points of every batch and their dirty marks; resolves once both are durable.
+ * Without a gate, the marks only after the points: a mark younger than the points is what
+ * lets the fold trust that it saw them (datapoint-tables.sql.ts). With one, both at once, and
+ * the fold's clock waits for the pair (mark-order-gate.ts).
  */
-export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
-  await insertPoints(store, batches, slabs);
-  await writeDirtyRanges(store, dirtyRangesOf(batches));
+export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, gate?: MarkOrderGate): Promise<void> {
+  if (!gate) {
+    await insertPoints(store, batches, slabs);
+    await writeDirtyRanges(store, dirtyRangesOf(batches));
+    return;
+  }
+  await gate.insert(async () => {
+    await Promise.all([insertPoints(store, batches, slabs), writeDirtyRanges(store, dirtyRangesOf(batches))]);
+  });
 }

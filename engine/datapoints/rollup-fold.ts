@@ -8,6 +8,7 @@
 // later stay. Several folds may run at once (any process): the newest computation wins.
 import { ColumnarParams, type ColumnarStore } from '../stores/columnar.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type Family } from './families.ts';
+import type { MarkOrderGate } from './mark-order-gate.ts';
 import {
   DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, foldDeleteMarksSql, foldLatestEmptySql, foldLatestSql, foldRecomputeSql, foldZeroRowsSql,
 } from './rollup-fold.sql.ts';
@@ -185,8 +186,11 @@ async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], compute
   }
 }
 
-/** One fold: takes up to rangesPerFold dirty ranges, recomputes them, removes their marks. */
-export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions = {}): Promise<FoldReport> {
+/**
+ * One fold: takes up to rangesPerFold dirty ranges, recomputes them, removes their marks.
+ * `gate`: inserts of this process write points and marks at once; the clock waits for them.
+ */
+export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions = {}, gate?: MarkOrderGate): Promise<FoldReport> {
   const resolved: Required<FoldOptions> = {
     includeHot: options.includeHot ?? false,
     hotGraceMs: options.hotGraceMs ?? 60_000,
@@ -195,7 +199,8 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
     rangesPerStatement: options.rangesPerStatement ?? 100,
   };
   // The clock first: every raw read below starts after it (see the module comment).
-  const [clock] = await store.query<{ now_us: string }>(FOLD_CLOCK_SQL);
+  const readClock = () => store.query<{ now_us: string }>(FOLD_CLOCK_SQL);
+  const [clock] = await (gate ? gate.clock(readClock) : readClock());
   const computedAt = BigInt((clock as { now_us: string }).now_us);
   const rows = await store.query<MarkRow>(DIRTY_SNAPSHOT_SQL, { limit: resolved.rangesPerFold });
   const plan = planFold(rows.map(toMark), computedAt, resolved);
