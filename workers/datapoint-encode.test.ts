@@ -11,7 +11,7 @@ import {
   NUMERIC_POINTS_PER_COLLECTION_MAX,
   TEXT_POINTS_PER_COLLECTION_MAX,
 } from '../engine/limits.ts';
-import { encodeScannedBody, type EncodedBody, type PointValueErrorReason } from './datapoint-encode.ts';
+import { encodeOutputBytes, encodeScannedBody, type EncodedBody, type PointValueErrorReason } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -302,4 +302,144 @@ t.test('error list: fields, truncated values, other items unaffected, bounded', 
 t.test('encode refuses a body that scanned with errors (a programmer error)', async (t) => {
   const body = encode('{}');
   t.throws(() => encodeScannedBody(body, scanDatapointBody(body), [], []), /scanned with errors/);
+});
+
+// ---- output: the encoded columns in a caller's SharedArrayBuffer (a pooled slab) ----
+
+type OutputItem = { valueType: ValueType | null; values: string[]; timestamps?: number[] };
+
+/** Scans items of raw JSON value tokens and encodes them, into `output` when given. */
+function encodeInto(items: OutputItem[], output?: SharedArrayBuffer): EncodedBody {
+  const text = `{"items":[${items
+    .map((item, i) => `{"id":${i + 1},"datapoints":[${item.values.map((v, j) => `{"timestamp":${item.timestamps?.[j] ?? j + 1},"value":${v}}`).join(',')}]}`)
+    .join(',')}]}`;
+  const body = encode(text);
+  const scanned = scanDatapointBody(body);
+  if (scanned.errors.length > 0) throw new Error(`scan failed: ${JSON.stringify(scanned.errors)}`);
+  const valueTypes = items.map((item) => item.valueType);
+  const seriesIds = items.map((item, i) => (item.valueType === null ? null : 100 + i));
+  return encodeScannedBody(body, scanned, valueTypes, seriesIds, output);
+}
+
+/** An output slab of encodeOutputBytes for these items, dirty as a reused slab is. */
+function dirtyOutput(items: OutputItem[]): SharedArrayBuffer {
+  const pointCount = items.reduce((sum, item) => sum + item.values.length, 0);
+  const output = new SharedArrayBuffer(encodeOutputBytes(pointCount, items.length));
+  new Uint8Array(output).fill(0xff);
+  return output;
+}
+
+/** Every column as a plain array (Object.is-comparable numbers kept as strings to catch -0). */
+function plainEncoded(encoded: EncodedBody): unknown {
+  const numbers = (column: ArrayLike<number | bigint> | undefined) => (column === undefined ? undefined : Array.from(column, (v) => (Object.is(v, -0) ? '-0' : v)));
+  return {
+    errors: encoded.errors,
+    series: encoded.series.map((s) =>
+      s === null
+        ? null
+        : {
+            seriesId: s.seriesId,
+            valueType: s.valueType,
+            timestampMs: numbers(s.timestampMs),
+            float: numbers(s.float),
+            bigint: numbers(s.bigint),
+            scaled: numbers(s.scaled),
+            isText: numbers(s.isText),
+            text: s.text,
+          },
+    ),
+  };
+}
+
+function typedColumns(series: SeriesPoints): ArrayBufferView[] {
+  return [series.timestampMs, series.float, series.bigint, series.scaled, series.isText].filter((c) => c !== undefined);
+}
+
+const OUTPUT_ITEMS: OutputItem[] = [
+  { valueType: 'FLOAT', values: ['"1.5"', '2', '"-0"', '3.25'] },
+  { valueType: 'BIGINT', values: ['"9223372036854775807"', '"-9223372036854775808"', '5'] },
+  { valueType: 'NUMERIC', values: ['"123.456"', '"0.0000005"', '7', '"-999999999999.999999"'] },
+  { valueType: 'MIXED', values: ['"abc"', '2', '"3"', '""', '"x"'] },
+  { valueType: null, values: ['"gone"'] },
+  { valueType: 'TEXT', values: ['"hello"'] },
+  { valueType: 'FLOAT32', values: ['"1.1"'] },
+  { valueType: 'DECIMAL32', values: ['"1.0005"', '"-2"', '3'] },
+];
+
+t.test('output: same series as without for every valueType, the columns views over the output', async (t) => {
+  const output = dirtyOutput(OUTPUT_ITEMS);
+  const encoded = encodeInto(OUTPUT_ITEMS, output);
+  const plain = encodeInto(OUTPUT_ITEMS);
+  t.same(encoded.errors, []);
+  t.same(plainEncoded(encoded), plainEncoded(plain), 'identical to the encoding without output');
+  t.same(Array.from(encoded.series[1]!.bigint!), [9223372036854775807n, -9223372036854775808n, 5n], 'BIGINT exact');
+  t.same(Array.from(encoded.series[2]!.scaled!), [123456000n, 0n, 7000000n, -999999999999999999n], 'NUMERIC exact');
+  t.equal(encoded.series[4], null);
+  for (const series of encoded.series) {
+    if (series === null) continue;
+    for (const column of typedColumns(series)) t.equal(column.buffer, output, `${series.valueType}: a ${column.constructor.name} over the output`);
+  }
+});
+
+t.test('output: MIXED text points have float 0 even over garbage', async (t) => {
+  const items: OutputItem[] = [{ valueType: 'MIXED', values: ['"abc"', '2', '"3"', '""', '"x"', '-1.5', '"NaN"'] }];
+  const output = dirtyOutput(items);
+  const mixed = encodeInto(items, output).series[0]!;
+  t.equal(mixed.float!.buffer, output);
+  t.same(Array.from(mixed.isText!), [1, 0, 0, 1, 1, 0, 1]);
+  t.same(Array.from(mixed.float!), [0, 2, 3, 0, 0, -1.5, 0], 'text points are 0, not the slab\'s old bytes');
+  t.same(mixed.text, ['abc', '', '', '', 'x', '', 'NaN']);
+  t.same(plainEncoded(encodeInto(items, output)), plainEncoded(encodeInto(items)), 'and again over the now-used output');
+});
+
+t.test('output: a reused dirty output slab encodes the next body as without', async (t) => {
+  const before: OutputItem[] = [
+    { valueType: 'FLOAT', values: new Array<string>(30).fill('"123456.789"') },
+    { valueType: 'BIGINT', values: new Array<string>(20).fill('"-1"') },
+  ];
+  const output = dirtyOutput(before);
+  encodeInto(before, output);
+  const next: OutputItem[] = [
+    { valueType: 'MIXED', values: ['"a"', '"b"', '4', '"c"'] },
+    { valueType: 'NUMERIC', values: ['"1"', '"2.5"'] },
+    { valueType: 'BIGINT', values: ['"3"'] },
+    { valueType: 'FLOAT', values: ['"0"', '"1e-3"'] },
+  ];
+  const encoded = encodeInto(next, output);
+  t.same(plainEncoded(encoded), plainEncoded(encodeInto(next)));
+  t.ok(
+    encoded.series.every((series) => series !== null && typedColumns(series).every((column) => column.buffer === output)),
+    'every column in the reused output',
+  );
+});
+
+t.test('output: encodeOutputBytes holds many small items of odd point counts', async (t) => {
+  const items: OutputItem[] = [1, 3, 5, 1, 7, 1].flatMap((count) => [
+    { valueType: 'MIXED' as const, values: Array.from({ length: count }, (_, j) => (j % 2 === 0 ? '"t"' : String(j))) },
+    { valueType: 'FLOAT' as const, values: new Array<string>(count).fill('"1"') },
+  ]);
+  const output = dirtyOutput(items);
+  const encoded = encodeInto(items, output);
+  t.same(plainEncoded(encoded), plainEncoded(encodeInto(items)));
+  t.ok(
+    encoded.series.every((series) => series !== null && typedColumns(series).every((column) => column.buffer === output)),
+    'every column in the output',
+  );
+});
+
+t.test('output: unsorted items and items with errors encode as without', async (t) => {
+  const items: OutputItem[] = [
+    { valueType: 'FLOAT', values: ['"1"', '"2"', '"3"', '"4"'], timestamps: [4, 2, 4, 1] },
+    { valueType: 'BIGINT', values: ['"1"', '"x"'] },
+    { valueType: 'MIXED', values: ['"a"', '1', '"b"'], timestamps: [3, 3, 1] },
+    { valueType: 'NUMERIC', values: ['"1"'] },
+  ];
+  const encoded = encodeInto(items, dirtyOutput(items));
+  t.same(plainEncoded(encoded), plainEncoded(encodeInto(items)));
+  t.same(
+    encoded.errors.map((e) => [e.field, e.reason]),
+    [['items[1].datapoints[1].value', 'value-type-mismatch']],
+  );
+  t.same(Array.from(encoded.series[0]!.float!), [4, 2, 3]);
+  t.same([Array.from(encoded.series[2]!.float!), encoded.series[2]!.text], [[0, 1], ['b', '']]);
 });

@@ -4,9 +4,9 @@
 // the caller's body. Method: one small pool (1 thread, queue 1) driven through each case.
 import t from 'tap';
 import { OverloadedError } from '../engine/errors.ts';
-import { encodeScannedBody } from './datapoint-encode.ts';
+import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
-import { scanDatapointBody } from './datapoint-scan.ts';
+import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
 
 const bodyOf = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -77,4 +77,85 @@ t.test('past maxThreads + maxQueue the pool refuses with OverloadedError and kee
 t.test('a programmer error in a worker surfaces with context', async (t) => {
   const { body, scanned } = await pool.scan(bodyOf('{}'));
   await t.rejects(pool.encode(body, scanned, [], []), /The datapoint worker failed to encode datapoints/);
+});
+
+// ---- shared memory: body, scratch and output are SharedArrayBuffers, shared with the worker ----
+
+/** Sorted points only, so every encoded column stays in the output (sorting gathers into new arrays). */
+const SORTED_TEXT = `{"items":[
+  {"id":1,"datapoints":[{"timestamp":1,"value":"1.5"},{"timestamp":2,"value":2},{"timestamp":3,"value":"-0"}]},
+  {"externalId":"counter","datapoints":[{"timestamp":1700000000000,"value":"9223372036854775807"},{"timestamp":1700000000001,"value":"-9223372036854775808"}]},
+  {"externalId":"money","datapoints":[{"timestamp":1,"value":"123.456"},{"timestamp":2,"value":7}]},
+  {"externalId":"gone","datapoints":[{"timestamp":1,"value":"x"}]},
+  {"id":4,"datapoints":[{"timestamp":5,"value":"état"},{"timestamp":6,"value":7},{"timestamp":7,"value":"on"}]}
+]}`;
+
+/**
+ * True when `view` shares memory with `sab` at its own byte offset (a worker's result arrives
+ * over a new SharedArrayBuffer object for the same memory, so identity cannot tell): a byte
+ * written through `sab` shows through `view`, then is put back.
+ */
+function isViewOver(view: ArrayBufferView, sab: SharedArrayBuffer): boolean {
+  if (!(view.buffer instanceof SharedArrayBuffer) || view.buffer.byteLength !== sab.byteLength || view.byteLength === 0) return false;
+  const mine = new Uint8Array(sab, view.byteOffset, 1);
+  const theirs = new Uint8Array(view.buffer, view.byteOffset, 1);
+  const saved = mine[0]!;
+  mine[0] = saved ^ 0x5a;
+  const shared = theirs[0] === (saved ^ 0x5a);
+  mine[0] = saved;
+  return shared;
+}
+
+/** Every column as a plain array, -0 spelled out. */
+function plainEncoded(encoded: EncodedBody): unknown {
+  const numbers = (column: ArrayLike<number | bigint> | undefined) => (column === undefined ? undefined : Array.from(column, (v) => (Object.is(v, -0) ? '-0' : v)));
+  return {
+    errors: encoded.errors,
+    series: encoded.series.map((s) =>
+      s === null
+        ? null
+        : { seriesId: s.seriesId, valueType: s.valueType, timestampMs: numbers(s.timestampMs), float: numbers(s.float), bigint: numbers(s.bigint), scaled: numbers(s.scaled), isText: numbers(s.isText), text: s.text },
+    ),
+  };
+}
+
+t.test('shared memory: body, scratch and output are shared with the worker, not transferred', async (t) => {
+  const bytes = bodyOf(SORTED_TEXT);
+  const bodySab = new SharedArrayBuffer(bytes.length + 64);
+  new Uint8Array(bodySab).fill(0x7d); // '}' past the body: the scanner must stop at the view's end
+  const body = new Uint8Array(bodySab, 0, bytes.length);
+  body.set(bytes);
+  const scratch = new SharedArrayBuffer(scanScratchBytes(body.length));
+  new Uint8Array(scratch).fill(0xff);
+
+  const { body: returned, scanned } = await pool.scan(body, scratch);
+  t.equal(body.byteLength, bytes.length, 'the body is not detached');
+  t.equal(new TextDecoder().decode(body), SORTED_TEXT, 'and still readable');
+  t.equal(returned.byteLength, bytes.length);
+  t.ok(isViewOver(returned, bodySab), 'the returned body is the same shared memory');
+  const local = scanDatapointBody(bodyOf(SORTED_TEXT));
+  t.same([scanned.scanner, scanned.pointCount, scanned.errors, scanned.items], [local.scanner, local.pointCount, local.errors, local.items]);
+  for (const column of ['timestampMs', 'valueKind', 'numberValue', 'valueOffset', 'valueBytes'] as const) {
+    t.same(Array.from(scanned[column]), Array.from(local[column]), `${column} as scanned in this thread`);
+    t.ok(isViewOver(scanned[column], scratch), `${column} is a view over the scratch`);
+  }
+
+  const valueTypes = ['FLOAT', 'BIGINT', 'NUMERIC', null, 'MIXED'] as const;
+  const seriesIds = [11, 12, 13, null, 15];
+  const output = new SharedArrayBuffer(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+  new Uint8Array(output).fill(0xff);
+  const expected = encodeScannedBody(bodyOf(SORTED_TEXT), local, [...valueTypes], seriesIds);
+  const encoded = await pool.encode(body, scanned, [...valueTypes], seriesIds, output);
+  t.equal(new TextDecoder().decode(body), SORTED_TEXT, 'the body is still readable after encode');
+  t.equal(scanned.timestampMs.length, scanned.pointCount, 'the scanned columns were not detached');
+  t.same(plainEncoded(encoded), plainEncoded(expected), 'same result as in this thread');
+  t.same(Array.from(encoded.series[1]!.bigint!), [9223372036854775807n, -9223372036854775808n], 'BIGINT exact across threads');
+  t.same(Array.from(encoded.series[4]!.float!), [0, 7, 0], 'MIXED text points are 0 over a dirty output');
+  t.equal(encoded.series[3], null);
+  for (const series of encoded.series) {
+    if (series === null) continue;
+    for (const column of [series.timestampMs, series.float, series.bigint, series.scaled, series.isText]) {
+      if (column !== undefined) t.ok(isViewOver(column, output), `${series.valueType}: a ${column.constructor.name} over the output`);
+    }
+  }
 });

@@ -8,7 +8,7 @@ import t from 'tap';
 import { ID_MAX, ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import { type ScannedBody, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED } from './datapoint-body.ts';
 import { scanDatapointBodyWithJsonParse } from './datapoint-scan-json.ts';
-import { scanDatapointBody, scanDatapointBodyBytes } from './datapoint-scan.ts';
+import { scanDatapointBody, scanDatapointBodyBytes, scanScratchBytes } from './datapoint-scan.ts';
 import { mulberry32 as prng } from '../engine/testing/prng.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -373,4 +373,87 @@ t.test('the compact point shape ({"timestamp":..,"value":..} without whitespace)
   t.ok(Object.is(scanned.numberValue[0], -0), '"-0" is -0');
   t.same([...scanned.valueKind], [VALUE_KIND_STRING, VALUE_KIND_NUMBER]);
   t.same([...scanned.numberValue], [-0, -0.5]);
+});
+
+// ---- scratch: the fast path's columns in a caller's SharedArrayBuffer (a pooled slab) ----
+
+const SCANNED_COLUMNS = ['timestampMs', 'valueKind', 'numberValue', 'valueOffset', 'valueBytes'] as const;
+
+/** A scratch the size scanScratchBytes asks for (plus `extra`), dirty as a reused slab is. */
+function dirtyScratch(bodyBytes: number, extra = 0): SharedArrayBuffer {
+  const scratch = new SharedArrayBuffer(scanScratchBytes(bodyBytes) + extra);
+  new Uint8Array(scratch).fill(0xff);
+  return scratch;
+}
+
+const SCRATCH_TEXT = `{"items":[{"id":7,"datapoints":[{"timestamp":1700000000000,"value":"1.5"},{"value":2e3,"timestamp":"1700000000001"},{"timestamp":1.7e12,"value":"h\\u00e9"},{"timestamp":3,"value":-0}]},{"externalId":"pump-1","datapoints":[]},{"id":9,"datapoints":[{"timestamp":1,"value":"temp"},{ "timestamp" : 2 , "value" : 12.5 }]}]}`;
+
+t.test('scratch: same items and columns as without, the columns views over the scratch', async (t) => {
+  const body = encode(SCRATCH_TEXT);
+  const scratch = dirtyScratch(body.length);
+  const scanned = scanDatapointBody(body, scratch);
+  const plain = scanDatapointBody(body);
+  t.equal(scanned.scanner, 'bytes');
+  t.equal(scanned.pointCount, 6);
+  t.equal(scanDifference(scanned, plain), null, 'identical to the scan without scratch');
+  t.equal(scanDifference(scanned, scanDatapointBodyWithJsonParse(body)), null, 'and to the JSON.parse scanner');
+  t.ok(Object.is(scanned.numberValue[3], -0), '-0 kept');
+  for (const column of SCANNED_COLUMNS) t.equal(scanned[column].buffer, scratch, `${column} is a view over the scratch`);
+});
+
+t.test('scratch: the densest body (25-byte points) fits in scanScratchBytes', async (t) => {
+  const point = '{"timestamp":1,"value":1}';
+  t.equal(point.length, 25);
+  const body = encode(`{"items":[{"id":1,"datapoints":[${new Array<string>(200).fill(point).join(',')}]}]}`);
+  const scratch = dirtyScratch(body.length);
+  const scanned = scanDatapointBody(body, scratch);
+  t.same([scanned.scanner, scanned.pointCount, scanned.errors], ['bytes', 200, []]);
+  t.equal(scanDifference(scanned, scanDatapointBody(body)), null);
+  for (const column of SCANNED_COLUMNS) t.equal(scanned[column].buffer, scratch, `${column} in the scratch`);
+});
+
+t.test('scratch: a reused dirty scratch scans the next body correctly', async (t) => {
+  const scratch = dirtyScratch(encode(SCRATCH_TEXT).length);
+  const first = scanDatapointBody(encode(SCRATCH_TEXT), scratch);
+  t.equal(first.pointCount, 6);
+  const body = encode('{"items":[{"id":3,"datapoints":[{"timestamp":5,"value":"x"},{"timestamp":6,"value":7}]}]}');
+  const second = scanDatapointBody(body, scratch);
+  t.equal(scanDifference(second, scanDatapointBody(body)), null);
+  t.same(Array.from(second.valueKind), [VALUE_KIND_STRING, VALUE_KIND_NUMBER]);
+});
+
+t.test('scratch: too small still scans correctly (columns that do not fit are allocated)', async (t) => {
+  const body = encode(SCRATCH_TEXT);
+  const plain = scanDatapointBody(body);
+  const oneShort = new SharedArrayBuffer(scanScratchBytes(body.length) - 1);
+  new Uint8Array(oneShort).fill(0xff);
+  const scanned = scanDatapointBody(body, oneShort);
+  t.equal(scanDifference(scanned, plain), null, 'one byte short: same result');
+  t.same(
+    SCANNED_COLUMNS.map((column) => scanned[column].buffer === oneShort),
+    SCANNED_COLUMNS.map((column) => column !== 'valueKind'),
+    'only the last column (valueKind) fell back',
+  );
+  const tiny = new SharedArrayBuffer(8);
+  new Uint8Array(tiny).fill(0xff);
+  const fromTiny = scanDatapointBody(body, tiny);
+  t.equal(scanDifference(fromTiny, plain), null, '8 bytes: same result');
+  t.ok(
+    SCANNED_COLUMNS.every((column) => fromTiny[column].buffer !== tiny),
+    'no column over the tiny scratch',
+  );
+  t.same(Array.from(new Uint8Array(tiny)), new Array(8).fill(0xff), 'the tiny scratch was not touched');
+});
+
+t.test('scratch: bodies the fast path leaves, and bodies with errors, scan as without', async (t) => {
+  for (const text of [
+    '{"items":[{"\\u0069d":1,"datapoints":[{"timestamp":1,"value":"1"},{"timestamp":2,"value":3}]}]}', // escaped key: JSON.parse path
+    '{"items":[{"id":1,"datapoints":[{"timestamp":1,"value":"1"},{"value":"2"}]},{"datapoints":[]}]}',
+    '{"items":[',
+  ]) {
+    const body = encode(text);
+    const scanned = scanDatapointBody(body, dirtyScratch(body.length));
+    const plain = scanDatapointBody(body);
+    t.same([scanned.scanner, plain.scanner, scanDifference(scanned, plain)], ['json', 'json', null], text);
+  }
 });

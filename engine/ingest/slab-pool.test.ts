@@ -1,0 +1,118 @@
+// Goal: SlabPool hands out SharedArrayBuffers by power-of-two size class from bytesMin, reuses
+// a released slab only for its own class, stays within bytesMax (past it: unpooled slabs of
+// exactly the size asked for, counted and never pooled), refuses a second release and a bad
+// size. Method: small pools (1 KiB classes, a few KiB bound) driven through each case,
+// checking buffer identity and stats().
+import t from 'tap';
+import { SlabPool } from './slab-pool.ts';
+
+const KIB = 1024;
+
+t.test('size classes: powers of two from bytesMin', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const size = (bytes: number) => pool.acquire(bytes).buffer.byteLength;
+  t.equal(size(0), KIB, 'acquire(0) gives bytesMin');
+  t.equal(size(1), KIB, 'acquire(1) gives bytesMin');
+  t.equal(size(KIB), KIB, 'acquire(bytesMin) gives bytesMin');
+  t.equal(size(KIB + 1), 2 * KIB, 'acquire(bytesMin + 1) gives 2 * bytesMin');
+  t.equal(size(2 * KIB + 1), 4 * KIB);
+  t.equal(size(5 * KIB), 8 * KIB);
+  t.ok(pool.acquire(1).buffer instanceof SharedArrayBuffer, 'a slab is shared memory');
+  t.same(pool.stats(), { pooledBytes: (1 + 1 + 1 + 2 + 4 + 8 + 1) * KIB, unpooledAcquires: 0 });
+});
+
+t.test('defaults: 64 KiB smallest class', async (t) => {
+  t.equal(new SlabPool().acquire(1).buffer.byteLength, 64 * KIB);
+});
+
+t.test('a released slab is reused for its class only', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const first = pool.acquire(100);
+  const firstBuffer = first.buffer;
+  first.release();
+  const bigger = pool.acquire(KIB + 1);
+  t.not(bigger.buffer, firstBuffer, 'another class does not get it');
+  t.equal(bigger.buffer.byteLength, 2 * KIB);
+  const again = pool.acquire(KIB);
+  t.equal(again.buffer, firstBuffer, 'the same class gets the same SharedArrayBuffer back');
+  const another = pool.acquire(1);
+  t.not(another.buffer, firstBuffer, 'a slab on loan is not handed out twice');
+  t.same(pool.stats(), { pooledBytes: (1 + 2 + 1) * KIB, unpooledAcquires: 0 }, 'reuse adds no bytes');
+
+  bigger.release();
+  t.equal(pool.acquire(2 * KIB).buffer, bigger.buffer, 'the larger class gets its own slab back');
+  t.not(pool.acquire(KIB).buffer, bigger.buffer, 'and the small class does not');
+});
+
+t.test('contents survive reuse (the caller zeroes what it needs)', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const slab = pool.acquire(8);
+  new Uint8Array(slab.buffer).fill(7);
+  slab.release();
+  const again = pool.acquire(8);
+  t.equal(again.buffer, slab.buffer);
+  t.equal(new Uint8Array(again.buffer)[KIB - 1], 7);
+});
+
+t.test('bytesMax bound: unpooled slabs of exactly the size asked, counted, never pooled', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 4 * KIB });
+  const pooled = pool.acquire(3 * KIB); // class 4 KiB: the bound exactly
+  t.equal(pooled.buffer.byteLength, 4 * KIB);
+  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 0 }, 'at the bound is still pooled');
+
+  const over = pool.acquire(10);
+  t.equal(over.buffer.byteLength, 10, 'past the bound: exactly the requested size');
+  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 });
+  over.release();
+  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 }, 'releasing it changes no stats');
+  const next = pool.acquire(10);
+  t.not(next.buffer, over.buffer, 'a released unpooled slab did not enter the pool');
+  t.equal(next.buffer.byteLength, 10);
+  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 2 });
+  next.release();
+
+  const huge = pool.acquire(5 * KIB + 3);
+  t.equal(huge.buffer.byteLength, 5 * KIB + 3, 'a request larger than bytesMax itself is unpooled, exact size');
+  t.equal(pool.stats().unpooledAcquires, 3);
+  huge.release();
+
+  pooled.release();
+  t.equal(pool.acquire(4 * KIB).buffer, pooled.buffer, 'a free pooled slab is still reused at the bound');
+  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 3 });
+});
+
+t.test('a fresh pool past a small bound: the first slab larger than bytesMax is unpooled', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: KIB });
+  const slab = pool.acquire(KIB + 1);
+  t.equal(slab.buffer.byteLength, KIB + 1);
+  t.same(pool.stats(), { pooledBytes: 0, unpooledAcquires: 1 });
+});
+
+t.test('releasing twice throws, for pooled and unpooled slabs, and pools the slab once', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: KIB });
+  const pooled = pool.acquire(1);
+  const unpooled = pool.acquire(1);
+  t.equal(pool.stats().unpooledAcquires, 1);
+  pooled.release();
+  t.throws(() => pooled.release(), /released twice/);
+  unpooled.release();
+  t.throws(() => unpooled.release(), /released twice/);
+  const a = pool.acquire(1);
+  const b = pool.acquire(1);
+  t.equal(a.buffer, pooled.buffer, 'the slab came back once');
+  t.not(b.buffer, pooled.buffer, 'not twice: the failed second release left the free list alone');
+  t.equal(pool.stats().unpooledAcquires, 2);
+  a.release();
+  const c = pool.acquire(1);
+  t.equal(c.buffer, pooled.buffer);
+  t.throws(() => a.release(), /released twice/, 'an old loan cannot release the slab out from under its new holder');
+  t.not(pool.acquire(1).buffer, pooled.buffer);
+});
+
+t.test('a negative or non-integer size throws RangeError', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 4 * KIB });
+  for (const bytes of [-1, 1.5, NaN, Infinity, -Infinity, 2 ** 53]) {
+    t.throws(() => pool.acquire(bytes), RangeError, `acquire(${bytes})`);
+  }
+  t.same(pool.stats(), { pooledBytes: 0, unpooledAcquires: 0 }, 'nothing was allocated');
+});
