@@ -6,6 +6,13 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { RequestTooLargeError } from '../engine/errors.ts';
 import type { SlabPool } from '../engine/ingest/slab-pool.ts';
 
+/** The client went away before its body was read (nobody is left to answer). */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection before sending its whole body');
+  }
+}
+
 export interface RequestBody {
   /** Exactly the body's bytes. */
   bytes: Uint8Array;
@@ -15,10 +22,17 @@ export interface RequestBody {
 
 /**
  * Reads the whole body. With a Content-Length and a pool, into a slab of shared memory;
- * otherwise into a buffer of our own (transferable to a worker).
+ * otherwise into a buffer of our own (transferable to a worker). `clientGone` (the response's
+ * onAborted) ends a read the client abandoned: uWS calls onData no more, and the slab goes back.
  */
-export function readBody(res: HttpResponse, contentLength: number | undefined, bodyBytesMax: number, pool?: SlabPool): Promise<RequestBody> {
+export function readBody(
+  res: HttpResponse, contentLength: number | undefined, bodyBytesMax: number, pool?: SlabPool, clientGone?: AbortSignal,
+): Promise<RequestBody> {
   return new Promise((resolve, reject) => {
+    if (clientGone?.aborted) {
+      reject(new ClientGoneError());
+      return;
+    }
     if (contentLength !== undefined && contentLength > bodyBytesMax) {
       reject(new RequestTooLargeError(bodyBytesMax));
       return;
@@ -28,11 +42,15 @@ export function readBody(res: HttpResponse, contentLength: number | undefined, b
     let buffer = slab ? new Uint8Array(slab.buffer, 0, contentLength) : new Uint8Array(contentLength ?? 64 * 1024);
     let received = 0;
     let failed = false;
+    const onGone = () => fail(new ClientGoneError());
     const fail = (error: Error) => {
+      if (failed) return;
       failed = true;
+      clientGone?.removeEventListener('abort', onGone);
       slab?.release();
       reject(error);
     };
+    clientGone?.addEventListener('abort', onGone, { once: true });
     res.onData((chunk, isLast) => {
       if (failed) return;
       const bytes = new Uint8Array(chunk);
@@ -53,6 +71,7 @@ export function readBody(res: HttpResponse, contentLength: number | undefined, b
       buffer.set(bytes, received); // uWS neuters chunk on return: copy now
       received += bytes.byteLength;
       if (isLast) {
+        clientGone?.removeEventListener('abort', onGone);
         resolve({ bytes: received === buffer.byteLength ? buffer : buffer.subarray(0, received), ...(slab ? { release: () => slab.release() } : {}) });
       }
     });

@@ -7,6 +7,7 @@
 // tenant per test. Local check() helpers run one case per line and read the series back
 // through /timeseries/data/list to prove what was (or was not) stored. Every 2xx is checked
 // against its route's response schema.
+import net from 'node:net';
 import t from 'tap';
 import { assertErrorBody, type ExpectedError } from './testing/error-body.ts';
 import { createSeries, readAllPoints, startDatapointServer, type Point } from './testing/datapoints-fixture.ts';
@@ -353,4 +354,31 @@ t.test('an item whose id and externalId name different series is a 400 on every 
   t.strictSame(await readAllPoints(t, call, token, { externalId: 'b' }), [], 'in either series');
   const agreeing = await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ id: ids['a'], externalId: 'a', datapoints: pts(1) }, { externalId: 'b', datapoints: [] }] } });
   t.equal(agreeing.status, 204, 'id and externalId of one series, and an empty datapoints array: 204');
+});
+
+t.test('a client that leaves in the middle of its body gives the body memory back', async (t) => {
+  const { token } = tenant();
+  const onLoan = async () => {
+    const text = (await srv.request('GET', '/metrics')).text;
+    return Number(/^ingest_memory_bytes\{state="on_loan"\} (\S+)$/m.exec(text)?.[1] ?? NaN);
+  };
+  const until = async (what: string, test: (bytes: number) => boolean) => {
+    const deadline = Date.now() + 15_000;
+    let bytes = await onLoan();
+    while (!test(bytes) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      bytes = await onLoan();
+    }
+    t.ok(test(bytes), `${what} (on loan: ${bytes} bytes)`);
+  };
+  t.equal(await onLoan(), 0, 'nothing on loan between requests');
+  const { port } = new URL(srv.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const announced = 2_000_000;
+  socket.write(`POST /timeseries/data HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n`);
+  socket.write(`{"items":[{"externalId":"gone","datapoints":[${'{"timestamp":1,"value":1},'.repeat(2000)}`);
+  await until('the body being read holds its slab', (bytes) => bytes >= announced);
+  socket.destroy();
+  await until('the slab is given back once the client is gone', (bytes) => bytes === 0);
 });

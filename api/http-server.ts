@@ -8,7 +8,7 @@ import { settingsFor, type ServiceConfig } from '../engine/config.ts';
 import type { Logger } from '../engine/log.ts';
 import { BODY_BYTES_MAX } from '../engine/limits.ts';
 import { AuthError, type Authenticator } from './auth.ts';
-import { readBody } from './body.ts';
+import { ClientGoneError, readBody } from './body.ts';
 import type { Metrics } from './metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
@@ -44,17 +44,33 @@ interface Aborted { aborted: boolean }
 
 function send(res: HttpResponse, state: Aborted, reply: Reply | ErrorReply, requestId: string, closeConnection = false): void {
   if (state.aborted) return;
-  // Strings and bytes are bodies already serialised (pages built by the stores); anything else is JSON.
+  // Strings and bytes are bodies already serialised (pages built by the stores), an array of
+  // bytes the chunks of one (sent without joining them); anything else is JSON.
   const body = reply.body === undefined ? undefined
-    : typeof reply.body === 'string' || reply.body instanceof Uint8Array ? reply.body : JSON.stringify(reply.body);
+    : typeof reply.body === 'string' || reply.body instanceof Uint8Array || isChunks(reply.body) ? reply.body : JSON.stringify(reply.body);
   res.cork(() => {
     res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
     res.writeHeader('X-Request-Id', requestId);
     if (body !== undefined) res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
     for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value);
     if (body === undefined) res.endWithoutBody(0, closeConnection);
-    else res.end(body, closeConnection);
+    else if (!Array.isArray(body)) res.end(body, closeConnection);
+    else endWithChunks(res, body, closeConnection);
   });
+}
+
+function isChunks(body: unknown): body is Uint8Array[] {
+  return Array.isArray(body) && body.every((chunk) => chunk instanceof Uint8Array);
+}
+
+/**
+ * One answer from several chunks (chunked transfer encoding): write() hands each to uWS,
+ * which sends what the socket takes and keeps the rest until it drains; end() closes it.
+ */
+function endWithChunks(res: HttpResponse, chunks: readonly Uint8Array[], closeConnection: boolean): void {
+  const nonEmpty = chunks.filter((chunk) => chunk.byteLength > 0);
+  for (let i = 0; i < nonEmpty.length - 1; i++) res.write(nonEmpty[i] as Uint8Array);
+  res.end(nonEmpty[nonEmpty.length - 1] ?? '', closeConnection);
 }
 
 function toUwsPath(path: string): string {
@@ -92,7 +108,11 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       // Everything from req must be read before the first await (uWS stack-allocates it).
       const started = process.hrtime.bigint();
       const state: Aborted = { aborted: false };
-      res.onAborted(() => { state.aborted = true; });
+      const clientGone = new AbortController();
+      res.onAborted(() => {
+        state.aborted = true;
+        clientGone.abort();
+      });
       const requestId = req.getHeader('x-request-id') || randomUUID();
       const authorization = req.getHeader('authorization');
       const contentType = req.getHeader('content-type');
@@ -131,10 +151,11 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
         let body: unknown;
         if (takesBody) {
           try {
-            const read = await readBody(res, contentLength, bodyBytesMax, route.rawBodyPool);
+            const read = await readBody(res, contentLength, bodyBytesMax, route.rawBodyPool, clientGone.signal);
             rawBody = read.bytes;
             releaseBody = read.release;
           } catch (error) {
+            if (error instanceof ClientGoneError) return undefined; // nobody to answer
             deps.metrics.limitHits.inc({ limit: 'body-bytes' });
             return finish(toErrorReply(error, deps.errorsBase), true);
           }

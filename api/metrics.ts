@@ -9,6 +9,7 @@ export interface Metrics {
   limitHits: Counter<'limit'>;
   datapointsIngested: Counter<'mode'>;
   ingestBacklog: Gauge<'kind'>;
+  ingestMemory: Gauge<'state'>;
   storeSeconds: Histogram<'store' | 'operation'>;
 }
 
@@ -22,7 +23,13 @@ export async function timed<T>(metrics: Metrics, store: string, operation: strin
   }
 }
 
-export function createMetrics(sources: { ingestBacklog?: () => { queuedPoints: number; kafkaLag: number } } = {}): Metrics {
+export interface MetricSources {
+  ingestBacklog?: () => { queuedPoints: number; kafkaLag: number };
+  /** Shared memory of the ingest path (slab-pool.ts SlabPoolStats). */
+  ingestMemory?: () => { pooledBytes: number; onLoanBytes: number };
+}
+
+export function createMetrics(sources: MetricSources = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -40,6 +47,13 @@ export function createMetrics(sources: { ingestBacklog?: () => { queuedPoints: n
         const backlog = sources.ingestBacklog?.() ?? { queuedPoints: 0, kafkaLag: 0 };
         this.set({ kind: 'queued_points' }, backlog.queuedPoints);
         this.set({ kind: 'kafka_lag_messages' }, backlog.kafkaLag);
+      },
+    }),
+    ingestMemory: new Gauge({ name: 'ingest_memory_bytes', help: 'Shared memory of the ingest path: kept for reuse (state=pooled), held by requests now (state=on_loan)', labelNames: ['state'], registers: [registry],
+      collect() {
+        const memory = sources.ingestMemory?.() ?? { pooledBytes: 0, onLoanBytes: 0 };
+        this.set({ state: 'pooled' }, memory.pooledBytes);
+        this.set({ state: 'on_loan' }, memory.onLoanBytes);
       },
     }),
     storeSeconds: new Histogram({

@@ -100,10 +100,10 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   }
   const store = relational;
   const engineForMetrics = datapoints;
-  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog() });
+  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog(), ingestMemory: () => engineForMetrics.slabs.stats() });
   const tenants = new TenantRegistry();
   const services: Services = {
-    config, relational: store, metrics, quotas: new Quotas(store.pool, config), nodeStats: new TableStats(store.pool, 'nodes'),
+    config, relational: store, metrics, quotas: new Quotas(store.counterPool, config), nodeStats: new TableStats(store.pool, 'nodes'),
     async access(caller) {
       await tenants.ensure(store.pool, caller.tenant);
       return resolveAccess(store.pool, caller);

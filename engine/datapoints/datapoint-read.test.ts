@@ -93,7 +93,7 @@ t.test('deleted and overwritten points; cursors both ways visit every point once
   t.same(engine.slice(10, 12), [{ timestamp: T0 + 10_000, value: '0' }, { timestamp: T0 + 11_000, value: '-1' }], 'the newer write wins');
 });
 
-t.test('cached read contexts never hide a write, a delete or a fold (same answers as uncached reads)', async (t) => {
+t.test('cached read contexts and raw pages never hide a write, a delete or a fold (same answers as uncached reads)', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const ref: SeriesRef = { seriesId: 1, valueType: 'FLOAT' };
   const span = { start: T0, end: T0 + 4 * 3_600_000 };

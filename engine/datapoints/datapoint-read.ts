@@ -178,6 +178,17 @@ const NEWLINE = 0x0a;
 export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { datapoints: new Uint8Array(0) };
+  const key = `raw\u0000${tenant}\u0000${series.seriesId}\u0000${series.valueType}\u0000${start}\u0000${end}\u0000${options.limit}\u0000${descending}`;
+  const cached = cache?.getPage<RawJsonResult>(key);
+  if (cached) return cached;
+  const mark = cache?.begin();
+  const page = await readRawJsonPage(store, tenant, series, options, cache);
+  cache?.setPage(mark, key, page, page.datapoints.byteLength);
+  return page;
+}
+
+async function readRawJsonPage(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
+  const { start, end, descending } = rawWindow(options);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = tombstonesIn((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {

@@ -24,6 +24,11 @@ export const READ_CONTEXT_ENTRIES_MAX = 100_000;
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
 export const ROLLUP_RESULT_ROWS_MAX = 10_000;
+/**
+ * Bytes of raw JSON pages kept: a dashboard repeating a 100 000-point read (bench Q3) gets
+ * the page the engine wrote last time, until any write. A quarter of it per page at most.
+ */
+export const RAW_PAGES_BYTES_MAX = 64 * 1024 * 1024;
 
 export class ReadContextCache {
   private epoch = 0;
@@ -32,6 +37,9 @@ export class ReadContextCache {
   private entriesEpoch = 0;
   /** Rollup rows of clean hours by statement key (what a fresh statement would return now). */
   private readonly rollups = new Map<string, readonly unknown[]>();
+  /** Raw pages by read key, least recently used first, and their total bytes. */
+  private readonly pages = new Map<string, { value: unknown; bytes: number }>();
+  private pageBytes = 0;
 
   constructor(private readonly entriesMax = READ_CONTEXT_ENTRIES_MAX) {}
 
@@ -81,12 +89,40 @@ export class ReadContextCache {
     this.rollups.set(key, rows);
   }
 
+  getPage<Page>(key: string): Page | undefined {
+    if (this.writesInFlight > 0 || this.entriesEpoch !== this.epoch) return undefined;
+    const entry = this.pages.get(key);
+    if (!entry) return undefined;
+    this.pages.delete(key);
+    this.pages.set(key, entry);
+    return entry.value as Page;
+  }
+
+  /** Keeps a raw page of `bytes` fetched since begin() returned mark, like set(); evicts the least recently used. */
+  setPage(mark: number | undefined, key: string, value: unknown, bytes: number): void {
+    if (bytes > RAW_PAGES_BYTES_MAX / 4 || !this.current(mark)) return;
+    const previous = this.pages.get(key);
+    if (previous) {
+      this.pages.delete(key);
+      this.pageBytes -= previous.bytes;
+    }
+    while (this.pageBytes + bytes > RAW_PAGES_BYTES_MAX) {
+      const [oldest, entry] = this.pages.entries().next().value as [string, { bytes: number }];
+      this.pages.delete(oldest);
+      this.pageBytes -= entry.bytes;
+    }
+    this.pages.set(key, { value, bytes });
+    this.pageBytes += bytes;
+  }
+
   /** Whether nothing was written since mark; starts a new generation of entries if needed. */
   private current(mark: number | undefined): boolean {
     if (mark === undefined || mark !== this.epoch || this.writesInFlight > 0) return false;
     if (this.entriesEpoch !== mark) {
       this.entries.clear();
       this.rollups.clear();
+      this.pages.clear();
+      this.pageBytes = 0;
       this.entriesEpoch = mark;
     }
     return true;

@@ -18,7 +18,7 @@ t.test('size classes: powers of two from bytesMin', async (t) => {
   t.equal(size(2 * KIB + 1), 4 * KIB);
   t.equal(size(5 * KIB), 8 * KIB);
   t.ok(pool.acquire(1).buffer instanceof SharedArrayBuffer, 'a slab is shared memory');
-  t.same(pool.stats(), { pooledBytes: (1 + 1 + 1 + 2 + 4 + 8 + 1) * KIB, unpooledAcquires: 0 });
+  t.match(pool.stats(), { pooledBytes: (1 + 1 + 1 + 2 + 4 + 8 + 1) * KIB, unpooledAcquires: 0 });
 });
 
 t.test('defaults: 64 KiB smallest class', async (t) => {
@@ -37,7 +37,7 @@ t.test('a released slab is reused for its class only', async (t) => {
   t.equal(again.buffer, firstBuffer, 'the same class gets the same SharedArrayBuffer back');
   const another = pool.acquire(1);
   t.not(another.buffer, firstBuffer, 'a slab on loan is not handed out twice');
-  t.same(pool.stats(), { pooledBytes: (1 + 2 + 1) * KIB, unpooledAcquires: 0 }, 'reuse adds no bytes');
+  t.match(pool.stats(), { pooledBytes: (1 + 2 + 1) * KIB, unpooledAcquires: 0 }, 'reuse adds no bytes');
 
   bigger.release();
   t.equal(pool.acquire(2 * KIB).buffer, bigger.buffer, 'the larger class gets its own slab back');
@@ -58,17 +58,17 @@ t.test('bytesMax bound: unpooled slabs of exactly the size asked, counted, never
   const pool = new SlabPool({ bytesMin: KIB, bytesMax: 4 * KIB });
   const pooled = pool.acquire(3 * KIB); // class 4 KiB: the bound exactly
   t.equal(pooled.buffer.byteLength, 4 * KIB);
-  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 0 }, 'at the bound is still pooled');
+  t.match(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 0 }, 'at the bound is still pooled');
 
   const over = pool.acquire(10);
   t.equal(over.buffer.byteLength, 10, 'past the bound: exactly the requested size');
-  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 });
+  t.match(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 });
   over.release();
-  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 }, 'releasing it changes no stats');
+  t.match(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 1 }, 'releasing it changes no stats');
   const next = pool.acquire(10);
   t.not(next.buffer, over.buffer, 'a released unpooled slab did not enter the pool');
   t.equal(next.buffer.byteLength, 10);
-  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 2 });
+  t.match(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 2 });
   next.release();
 
   const huge = pool.acquire(5 * KIB + 3);
@@ -78,14 +78,14 @@ t.test('bytesMax bound: unpooled slabs of exactly the size asked, counted, never
 
   pooled.release();
   t.equal(pool.acquire(4 * KIB).buffer, pooled.buffer, 'a free pooled slab is still reused at the bound');
-  t.same(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 3 });
+  t.match(pool.stats(), { pooledBytes: 4 * KIB, unpooledAcquires: 3 });
 });
 
 t.test('a fresh pool past a small bound: the first slab larger than bytesMax is unpooled', async (t) => {
   const pool = new SlabPool({ bytesMin: KIB, bytesMax: KIB });
   const slab = pool.acquire(KIB + 1);
   t.equal(slab.buffer.byteLength, KIB + 1);
-  t.same(pool.stats(), { pooledBytes: 0, unpooledAcquires: 1 });
+  t.match(pool.stats(), { pooledBytes: 0, unpooledAcquires: 1 });
 });
 
 t.test('releasing twice throws, for pooled and unpooled slabs, and pools the slab once', async (t) => {
@@ -114,5 +114,20 @@ t.test('a negative or non-integer size throws RangeError', async (t) => {
   for (const bytes of [-1, 1.5, NaN, Infinity, -Infinity, 2 ** 53]) {
     t.throws(() => pool.acquire(bytes), RangeError, `acquire(${bytes})`);
   }
-  t.same(pool.stats(), { pooledBytes: 0, unpooledAcquires: 0 }, 'nothing was allocated');
+  t.match(pool.stats(), { pooledBytes: 0, unpooledAcquires: 0 }, 'nothing was allocated');
+});
+
+t.test('onLoanBytes counts slabs between acquire and release, pooled or not', async (t) => {
+  const pool = new SlabPool({ bytesMin: 1024, bytesMax: 8192 });
+  const a = pool.acquire(1000);
+  const b = pool.acquire(3000);
+  const unpooled = pool.acquire(10_000);
+  t.equal(pool.stats().onLoanBytes, 1024 + 4096 + 10_000);
+  a.release();
+  unpooled.release();
+  t.equal(pool.stats().onLoanBytes, 4096);
+  b.release();
+  t.equal(pool.stats().onLoanBytes, 0);
+  pool.acquire(1000).release();
+  t.equal(pool.stats().onLoanBytes, 0, 'a reused slab is counted while on loan only');
 });

@@ -21,6 +21,8 @@ export interface SlabPoolOptions {
 export interface SlabPoolStats {
   /** Bytes of pooled slabs, on loan or free. */
   pooledBytes: number;
+  /** Bytes of slabs on loan now (pooled or not). */
+  onLoanBytes: number;
   /** Slabs handed out beyond bytesMax (not reused). */
   unpooledAcquires: number;
 }
@@ -28,6 +30,7 @@ export interface SlabPoolStats {
 export class SlabPool {
   private readonly free = new Map<number, SharedArrayBuffer[]>();
   private pooledBytes = 0;
+  private onLoanBytes = 0;
   private unpooledAcquires = 0;
   private readonly bytesMax: number;
   private readonly bytesMin: number;
@@ -35,6 +38,8 @@ export class SlabPool {
   constructor(options: SlabPoolOptions = {}) {
     this.bytesMax = options.bytesMax ?? 512 * 1024 * 1024;
     this.bytesMin = options.bytesMin ?? 64 * 1024;
+    if (!Number.isSafeInteger(this.bytesMin) || this.bytesMin < 1) throw new RangeError(`bytesMin must be a positive integer, got ${this.bytesMin}`);
+    if (!Number.isSafeInteger(this.bytesMax) || this.bytesMax < 0) throw new RangeError(`bytesMax must be a non-negative integer, got ${this.bytesMax}`);
   }
 
   /** A slab of at least `bytes` bytes (its contents are whatever the last user left). */
@@ -52,7 +57,7 @@ export class SlabPool {
   }
 
   stats(): SlabPoolStats {
-    return { pooledBytes: this.pooledBytes, unpooledAcquires: this.unpooledAcquires };
+    return { pooledBytes: this.pooledBytes, onLoanBytes: this.onLoanBytes, unpooledAcquires: this.unpooledAcquires };
   }
 
   private sizeClass(bytes: number): number {
@@ -63,11 +68,13 @@ export class SlabPool {
 
   private loan(buffer: SharedArrayBuffer, pooled: boolean): Slab {
     let released = false;
+    this.onLoanBytes += buffer.byteLength;
     return {
       buffer,
       release: () => {
         if (released) throw new Error('slab released twice');
         released = true;
+        this.onLoanBytes -= buffer.byteLength;
         if (!pooled) return;
         let list = this.free.get(buffer.byteLength);
         if (!list) this.free.set(buffer.byteLength, (list = []));

@@ -1,6 +1,8 @@
 // Daily ingest quotas and lifetime ceilings (SPEC "Limits"), checked in one place with the
 // errors SPEC names: a daily quota is a 429 with Retry-After until 00:00 UTC, a ceiling a 403
-// without. Usage lives in PostgreSQL, so every API instance charges the same counters.
+// without. Usage lives in PostgreSQL, so every API instance charges the same counters. The
+// counters commit without waiting for the WAL flush (RelationalStore.counterPool): after a
+// crash of PostgreSQL a tenant may find the last fraction of a second of its usage uncounted.
 import { settingsFor, type ServiceConfig } from '../config.ts';
 import { IngestQuotaError, TenantLimitError } from '../errors.ts';
 import type { Queryable } from '../stores/queryable.ts';

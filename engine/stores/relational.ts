@@ -27,9 +27,17 @@ for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'e
 /** pg pool bound (STYLE §5) and per-statement timeout (STYLE §3). */
 export const PG_POOL_SIZE_MAX = 16;
 export const PG_STATEMENT_TIMEOUT_MS = 30_000;
+/** Connections for usage counters (RelationalStore.counterPool). */
+export const PG_COUNTER_POOL_SIZE_MAX = 4;
 
 export interface RelationalStore {
   pool: pg.Pool;
+  /**
+   * A few connections whose commits do not wait for the WAL flush (synchronous_commit off),
+   * for usage counters: a crash may forget their last fraction of a second of increments,
+   * and every write request saves two WAL fsyncs on its path (issue 3, ack latency).
+   */
+  counterPool: pg.Pool;
   /** Runs fn in one transaction: all-or-nothing (STYLE §7). */
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -64,13 +72,25 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     idleTimeoutMillis: 30_000,
     types: typeParsers,
   });
+  const counterPool = new pg.Pool({
+    connectionString,
+    max: PG_COUNTER_POOL_SIZE_MAX,
+    statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types: typeParsers,
+    options: '-c synchronous_commit=off',
+  });
   let closing = false;
   // An idle client dropped by the server (restart, failover): pg replaces it on next use.
-  pool.on('error', (error) => {
-    if (!closing) log.warn({ reason: error.message }, 'idle PostgreSQL client failed');
-  });
+  for (const each of [pool, counterPool]) {
+    each.on('error', (error) => {
+      if (!closing) log.warn({ reason: error.message }, 'idle PostgreSQL client failed');
+    });
+  }
   const store: RelationalStore = {
     pool,
+    counterPool,
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -94,7 +114,7 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     },
     async close() {
       closing = true;
-      await pool.end();
+      await Promise.all([pool.end(), counterPool.end()]);
       if (embedded) {
         await embedded.stop();
         process.removeListener('exit', stopOnExit);
