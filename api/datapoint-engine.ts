@@ -2,10 +2,13 @@
 // (group commit, or Kafka with KAFKA_BROKERS), the ingester (ROLE=all or ingester with Kafka)
 // and the parsing workers, opened and closed together.
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import type { ServiceConfig } from '../engine/config.ts';
 import { openDatapointStore, type DatapointStore } from '../engine/datapoints/datapoint-store.ts';
 import type { IngestLog } from '../engine/datapoints/types.ts';
 import { GroupCommitLog } from '../engine/ingest/group-commit.ts';
+import { IngestWal } from '../engine/ingest/ingest-wal.ts';
+import { replayIngestWal } from '../engine/ingest/wal-replay.ts';
 import { SlabPool } from '../engine/ingest/slab-pool.ts';
 import { startIngester, type Ingester } from '../engine/ingest/ingester.ts';
 import { KafkaIngestLog } from '../engine/ingest/kafka-log.ts';
@@ -15,6 +18,9 @@ import { createDatapointPool, type DatapointPool } from '../workers/datapoint-po
 import type { HealthCheck } from './operational.ts';
 
 const log = logger.child({ module: 'datapoint-engine' });
+
+/** Where the embedded ingest log keeps its write-ahead segments, under DATA_DIR. */
+export const INGEST_WAL_DIR = 'ingest-wal';
 
 /** Parse tasks allowed to wait for a worker before POST /timeseries/data answers 503. */
 export const PARSE_QUEUE_DEPTH_MAX = 32;
@@ -26,6 +32,8 @@ export interface DatapointEngine {
   pool: DatapointPool;
   /** Shared memory for request bodies and their columns (slab-pool.ts). */
   slabs: SlabPool;
+  /** Resolves once every acknowledged append is readable (reads wait here first). */
+  readBarrier(): Promise<void>;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
@@ -39,17 +47,28 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
   let ingestLog: IngestLog;
   let ingester: Ingester | undefined;
   let pool: DatapointPool | undefined;
+  let wal: IngestWal | undefined;
   try {
     if (config.kafkaBrokers) {
       ingestLog = await KafkaIngestLog.open({ brokers: config.kafkaBrokers, writeVersionClock: store.writeVersions, logger: log });
       if (config.role !== 'api') ingester = await startIngester({ brokers: config.kafkaBrokers, store, logger: log });
     } else {
-      ingestLog = new GroupCommitLog({ store, nextWriteVersion: () => store.writeVersions.next(), logger: log });
+      // Acknowledged from the write-ahead log; what a crash left there goes in before we serve.
+      const opened = await IngestWal.open({ dir: path.join(config.dataDir, INGEST_WAL_DIR), logger: log });
+      wal = opened.wal;
+      if (opened.recovered.length > 0) {
+        await replayIngestWal(store, opened.recovered, log);
+        await wal.dropRecovered();
+      }
+      ingestLog = new GroupCommitLog({
+        store, nextWriteVersion: () => store.writeVersions.next(), logger: log, wal, slabs: new SlabPool({ bytesMax: 256 * 1024 * 1024 }),
+      });
     }
     // One parsing thread per core: the event loop mostly waits on the store meanwhile.
     pool = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
   } catch (error) {
     await ingester?.stop().catch(() => undefined);
+    await wal?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw error;
   }
@@ -62,6 +81,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
   }];
   return {
     store, ingestLog, pool: parsePool, slabs: new SlabPool({ bytesMax: 256 * 1024 * 1024 }), mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
+    readBarrier: () => ingestLog.readBarrier?.() ?? Promise.resolve(),
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;
       const lag = ingester ? Object.values(ingester.stats().lagByPartition).reduce((a, b) => a + b, 0) : 0;
@@ -73,6 +93,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
     async close() {
       await parsePool.close().catch((error: unknown) => log.warn({ err: error }, 'closing the parse workers failed'));
       await ingestLog.close();
+      await wal?.close();
       await ingester?.stop();
       await store.close();
     },

@@ -126,6 +126,8 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
       async handle({ caller, body }) {
         const request = body as ListBody;
         const access = await services.access(caller);
+        // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
+        await engine.readBarrier();
         const queries = request.items.map((item, index) => listQuery(item, request, index));
         const { targets, missing } = await resolveSeriesTargets(db, access, request.items.map(identifierOf), 'read');
         if (missing.length > 0 && !request.ignoreUnknownIds) throw notFound(missing, 'Unknown time series');
@@ -188,6 +190,7 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
       async handle({ caller, body }) {
         const request = body as { items: { id?: number; externalId?: string }[]; ignoreUnknownIds?: boolean };
         const access = await services.access(caller);
+        await engine.readBarrier();
         const { targets, missing } = await resolveSeriesTargets(db, access, request.items.map(identifierOf), 'read');
         if (missing.length > 0 && !request.ignoreUnknownIds) throw notFound(missing, 'Unknown time series');
         const present = targets.filter((t): t is SeriesTarget => t !== null);

@@ -10,6 +10,8 @@ export interface Metrics {
   datapointsIngested: Counter<'mode'>;
   ingestBacklog: Gauge<'kind'>;
   ingestMemory: Gauge<'state'>;
+  rollupBacklog: Gauge;
+  mergesRunning: Gauge;
   storeSeconds: Histogram<'store' | 'operation'>;
 }
 
@@ -27,6 +29,10 @@ export interface MetricSources {
   ingestBacklog?: () => { queuedPoints: number; kafkaLag: number };
   /** Shared memory of the ingest path (slab-pool.ts SlabPoolStats). */
   ingestMemory?: () => { pooledBytes: number; onLoanBytes: number };
+  /** Dirty ranges the rollup fold has not recomputed yet. */
+  rollupBacklog?: () => Promise<number>;
+  /** Part merges the columnar engine is running. */
+  mergesRunning?: () => Promise<number>;
 }
 
 export function createMetrics(sources: MetricSources = {}): Metrics {
@@ -54,6 +60,16 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
         const memory = sources.ingestMemory?.() ?? { pooledBytes: 0, onLoanBytes: 0 };
         this.set({ state: 'pooled' }, memory.pooledBytes);
         this.set({ state: 'on_loan' }, memory.onLoanBytes);
+      },
+    }),
+    rollupBacklog: new Gauge({ name: 'datapoint_rollup_backlog_ranges', help: 'Hour ranges whose rollups the background fold has not recomputed yet (reads compute them from raw points meanwhile)', registers: [registry],
+      async collect() {
+        this.set(await (sources.rollupBacklog?.() ?? Promise.resolve(0)));
+      },
+    }),
+    mergesRunning: new Gauge({ name: 'columnar_merges_running', help: 'Part merges the columnar engine is running now', registers: [registry],
+      async collect() {
+        this.set(await (sources.mergesRunning?.() ?? Promise.resolve(0)));
       },
     }),
     storeSeconds: new Histogram({

@@ -100,7 +100,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   }
   const store = relational;
   const engineForMetrics = datapoints;
-  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog(), ingestMemory: () => engineForMetrics.slabs.stats() });
+  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog(), ingestMemory: () => engineForMetrics.slabs.stats(), rollupBacklog: () => engineForMetrics.store.rollupBacklog(), mergesRunning: () => engineForMetrics.store.mergesRunning() });
   const tenants = new TenantRegistry();
   const services: Services = {
     config, relational: store, metrics, quotas: new Quotas(store.counterPool, config), nodeStats: new TableStats(store.pool, 'nodes'),

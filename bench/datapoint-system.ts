@@ -23,8 +23,12 @@ export interface DatapointSystem {
   prepare(workload: Workload): Promise<void>;
   ingestTarget(): { path: string; headers: Record<string, string>; expectStatus: number };
   ingestBody(workload: Workload, series: number, firstPointIndex: number, pointCount: number): Buffer;
-  /** After the last acknowledgement: whatever makes every point readable. */
-  afterIngest(): Promise<void>;
+  /**
+   * After the last acknowledgement: whatever makes every point readable and the system's
+   * own background work on them current (VictoriaMetrics: a flush; ours: the rollup fold).
+   * Returns a note for the report when there is something to say (how long it took).
+   */
+  afterIngest(): Promise<string | undefined>;
   /** The directory whose size is the system's data on disk. */
   storageDir(): string;
   /** Bytes of the data points on disk once merges have settled, with how that was reached. */

@@ -25,6 +25,8 @@ export interface SystemRun {
   /** Right after the last acknowledgement (and flush), before any wait for merges. */
   diskBytesAfterIngest?: number;
   diskNote?: string;
+  /** What afterIngest did, when it says. */
+  afterIngestNote?: string;
   error?: string;
   ingestNote: string;
 }
@@ -43,7 +45,8 @@ export async function runDatapointSystem(target: DatapointSystem, workload: Work
     run.ingest = await runIngest({ url: proc.url, ...ingestTarget, requests, senderCount: workload.size.senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid });
     requests.length = 0;
     log(`${target.system}: ${Math.round(run.ingest.pointsPerSecond)} points/s, ${run.ingest.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points`);
-    await target.afterIngest();
+    run.afterIngestNote = await target.afterIngest();
+    if (run.afterIngestNote) log(`${target.system}: ${run.afterIngestNote}`);
     run.diskBytesAfterIngest = diskBytes(target.storageDir());
     const tolerance = target.system === 'plantdata' ? undefined : PEER_TOLERANCE;
     for (const name of Object.keys(QUERY_LABELS) as QueryName[]) {
@@ -115,6 +118,7 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[]): Sui
   ];
   for (const r of runs) {
     notes.push(`${r.system}: ingest via ${r.ingestNote}${r.diskNote ? `; disk: ${r.diskNote}` : ''}`);
+    if (r.afterIngestNote) notes.push(`${r.system}: before the queries, ${r.afterIngestNote}`);
     if (r.error) notes.push(`${r.system} FAILED: ${r.error}`);
     for (const [name, q] of Object.entries(r.queries)) if (q?.problem) notes.push(`${r.system} ${name} answer WRONG: ${q.problem}`);
   }

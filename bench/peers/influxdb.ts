@@ -60,7 +60,9 @@ export class InfluxdbPeer implements DatapointSystem {
   }
 
   /** A 204 from /write means the points are in the WAL and readable. */
-  async afterIngest(): Promise<void> {}
+  async afterIngest(): Promise<undefined> {
+    return undefined;
+  }
 
   storageDir(): string {
     return this.#dir;

@@ -61,8 +61,9 @@ export class VictoriaMetricsPeer implements DatapointSystem {
   }
 
   /** VictoriaMetrics acknowledges before its in-memory buffers reach disk; flush them. */
-  async afterIngest(): Promise<void> {
+  async afterIngest(): Promise<undefined> {
     await this.#get('/internal/force_flush');
+    return undefined;
   }
 
   storageDir(): string {

@@ -17,6 +17,7 @@ import { SlabPool } from '../ingest/slab-pool.ts';
 import { MarkOrderGate } from './mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
+import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollup-fold.sql.ts';
 import { ReadContextCache } from './read-context-cache.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
 import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './tombstone-purge.ts';
@@ -64,6 +65,7 @@ export class DatapointStore {
   private insertsInFlight = 0;
   private insertEpoch = 0;
   private timer: NodeJS.Timeout | undefined;
+  private bulkEndTimer: NodeJS.Timeout | undefined;
   private running: Promise<MaintenanceReport> | undefined;
   private lastCheckpointMs = 0;
   private lastExpiryMs = 0;
@@ -122,6 +124,7 @@ export class DatapointStore {
     this.load.note(points);
     // The first commit of a bulk load stops merges at once rather than at the next round.
     if (!wasBulk && this.load.isBulk()) void this.merges?.update();
+    if (this.load.isBulk()) this.watchBulkEnd();
     try {
       await writeBatches(this.columnar, batches, this.insertSlabs, this.markGate);
     } finally {
@@ -201,6 +204,18 @@ export class DatapointStore {
     return latest(this.columnar, tenant, series, this.contexts);
   }
 
+  /** Dirty ranges the fold has not recomputed yet (0: every rollup and latest point is current). */
+  async rollupBacklog(): Promise<number> {
+    const [row] = await this.columnar.query<{ ranges: string }>(DIRTY_BACKLOG_SQL);
+    return Number(row?.ranges ?? 0);
+  }
+
+  /** Part merges the engine is running now (background work after a bulk load). */
+  async mergesRunning(): Promise<number> {
+    const [row] = await this.columnar.query<{ merges: string }>(MERGES_RUNNING_SQL);
+    return Number(row?.merges ?? 0);
+  }
+
   /** One round of background work now (tests force the fold with includeHot). */
   runMaintenance(fold: FoldOptions = {}): Promise<MaintenanceReport> {
     return this.enqueueMaintenance(fold, false);
@@ -241,6 +256,21 @@ export class DatapointStore {
     this.lastCheckpointMs = Date.now();
   }
 
+  /**
+   * Once a bulk load ends, one maintenance round at once (not at the next tick): it resumes
+   * merges and folds the hours it deferred, so reads right after a load soon find rollups.
+   */
+  private watchBulkEnd(): void {
+    clearTimeout(this.bulkEndTimer);
+    this.bulkEndTimer = setTimeout(() => {
+      if (this.closed || this.load.isBulk()) return;
+      // Without scheduled maintenance (maintenanceIntervalMs 0) only the merges come back.
+      if ((this.options.maintenanceIntervalMs ?? 1_000) <= 0) void this.merges?.update();
+      else this.runMaintenance().catch((error: unknown) => this.log.warn({ err: error }, 'data point maintenance after a bulk load failed; retrying next round'));
+    }, this.load.windowMs + 10);
+    this.bulkEndTimer.unref();
+  }
+
   private schedule(): void {
     const intervalMs = this.options.maintenanceIntervalMs ?? 1_000;
     if (intervalMs <= 0 || this.closed) return;
@@ -257,6 +287,7 @@ export class DatapointStore {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.bulkEndTimer);
     await this.running?.catch(() => undefined);
     await this.merges?.resumeAll();
     if (this.options.recoverUnmarked ?? true) await this.checkpoint().catch((error: unknown) => this.log.warn({ err: error }, 'could not save the dirty-mark checkpoint'));

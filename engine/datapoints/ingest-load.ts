@@ -15,7 +15,8 @@ export class IngestLoad {
   private readonly inserts: [number, number][] = [];
   private pointsInWindow = 0;
   private readonly bulkPoints: number;
-  private readonly windowMs: number;
+  /** The window, ms: a load stops counting as bulk this long after its last big insert. */
+  readonly windowMs: number;
 
   constructor(options: IngestLoadOptions = {}) {
     this.windowMs = options.windowMs ?? 2_000;

@@ -6,6 +6,12 @@ import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 
 /** Dirty ranges grouped by identity; oldest decides whether a hot range is folded anyway. */
+/** Dirty ranges waiting for the fold (an operational gauge: how far rollups are behind). */
+export const DIRTY_BACKLOG_SQL = 'SELECT toString(count()) AS ranges FROM datapoint_dirty';
+
+/** Merges the engine is running on this database's tables now. */
+export const MERGES_RUNNING_SQL = 'SELECT toString(count()) AS merges FROM system.merges WHERE database = currentDatabase()';
+
 export const DIRTY_SNAPSHOT_SQL = `SELECT tenant, toString(series_id) AS series, family, toString(begin_ms) AS begin_ms,
   toString(end_ms) AS end_ms, toString(min(marked_at)) AS oldest
 FROM datapoint_dirty

@@ -63,6 +63,11 @@ export interface IngestLog {
    * let it join the next insert; call the returned function once appended or abandoned.
    */
   expectAppend?(): () => void;
+  /**
+   * Optional: resolves once every append acknowledged before the call is readable in the
+   * store (a log that acknowledges from its own durable file before the store has the points).
+   */
+  readBarrier?(): Promise<void>;
   close(): Promise<void>;
 }
 

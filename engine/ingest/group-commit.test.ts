@@ -11,7 +11,12 @@ import t from 'tap';
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { openDatapointStore } from '../datapoints/datapoint-store.ts';
 import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import { logger } from '../log.ts';
 import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
+import { IngestWal } from './ingest-wal.ts';
+import { SlabPool } from './slab-pool.ts';
+
+const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'group-commit-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -218,4 +223,43 @@ t.test('close waits for queued appends and refuses new ones', async (t) => {
   await pending;
   t.same(await values(tenant, 40), [1, 1, 1]);
   await t.rejects(log.append({ tenant, series: [series(41, 1)] }), { code: 'StoreUnavailableError' });
+});
+
+t.test('with a write-ahead log: acknowledged once logged, inserted after, and reads wait for the insert', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool() });
+  const points = series(70, 3, 7);
+  await log.append({ tenant, series: [points] });
+  points.float?.fill(-1); // the request's memory goes back at its answer: the log kept its own copy
+  t.equal(wal.segmentCount(), 1, 'acknowledged with its batch in the log');
+  await sink.entered(1);
+  let readable = false;
+  const barrier = log.readBarrier().then(() => { readable = true; });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(readable, 'a read waits while the acknowledged batch is being inserted');
+  sink.release(0);
+  await barrier;
+  t.same(await values(tenant, 70), [7, 7, 7], 'then finds it, as logged');
+  await log.readBarrier();
+  t.pass('nothing pending: the barrier passes at once');
+  await log.close();
+  await wal.close();
+  t.equal(wal.segmentCount(), 0, 'all applied: the segment is gone');
+});
+
+t.test('with a write-ahead log: a failed insert is retried, never refused (the append was acknowledged)', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
+  const sink = new GatedSink();
+  sink.failNext = true;
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool(), logger: quietLog });
+  await log.append({ tenant, series: [series(71, 2, 3)] });
+  await log.readBarrier();
+  t.same(await values(tenant, 71), [3, 3], 'in the store after the retry');
+  t.equal(log.stats().commitFailures, 1);
+  t.equal(sink.calls.length, 2, 'the same batch went in twice: once failed, once stored');
+  await log.close();
+  await wal.close();
 });

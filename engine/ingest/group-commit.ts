@@ -12,7 +12,11 @@
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
-import type { IngestBatch, IngestLog } from '../datapoints/types.ts';
+import type { IngestBatch, IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import { encodeWalRecord } from './wal-record.ts';
+import { ColumnArena } from './column-arena.ts';
+import type { IngestWal } from './ingest-wal.ts';
+import type { SlabPool } from './slab-pool.ts';
 
 /** What the log writes into; resolves once every batch is durable. */
 export interface GroupCommitSink {
@@ -41,6 +45,15 @@ export interface GroupCommitLogOptions {
   concurrentCommitsMax?: number;
   /** Retry-After of a refused append, seconds. @default 1 */
   retryAfterSeconds?: number;
+  /**
+   * Acknowledge appends once they are in this write-ahead log, and insert in the background
+   * (readBarrier makes reads wait for them). Without it an append is acknowledged after its insert.
+   */
+  wal?: IngestWal;
+  /** Memory for the log's copies of acknowledged batches (with `wal`). */
+  slabs?: SlabPool;
+  /** Longest readBarrier waits, ms. @default 30_000 */
+  readBarrierTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -60,6 +73,36 @@ interface PendingAppend {
   queuedAtMs: number;
   resolve: () => void;
   reject: (error: Error) => void;
+  /** With a WAL: its sequence there, and what gives the batch's memory back once inserted. */
+  sequence?: number;
+  release?: () => void;
+}
+
+/** A copy of a batch in one slab: the request's own memory is given back at its answer. */
+function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): { batch: IngestBatch; release: () => void } {
+  const widths = (s: SeriesPoints) => [8, s.float ? 8 : 0, s.bigint ? 8 : 0, s.scaled ? 8 : 0, s.isText ? 1 : 0].map((w) => w * s.timestampMs.length);
+  const slab = slabs?.acquire(ColumnArena.bytesFor(batch.series.flatMap(widths)));
+  const arena = new ColumnArena(slab?.buffer);
+  const copy = <T extends Float64Array | BigInt64Array | Uint8Array>(make: (n: number) => T, from: T | undefined): T | undefined => {
+    if (!from) return undefined;
+    const to = make(from.length);
+    to.set(from as never);
+    return to;
+  };
+  const series = batch.series.map((s): SeriesPoints => {
+    const owned: SeriesPoints = { seriesId: s.seriesId, valueType: s.valueType, timestampMs: copy((n) => arena.float64(n), s.timestampMs) as Float64Array };
+    const float = copy((n) => arena.float64(n), s.float);
+    const bigint = copy((n) => arena.bigint64(n), s.bigint);
+    const scaled = copy((n) => arena.bigint64(n), s.scaled);
+    const isText = copy((n) => arena.uint8(n), s.isText);
+    if (float) owned.float = float;
+    if (bigint) owned.bigint = bigint;
+    if (scaled) owned.scaled = scaled;
+    if (isText) owned.isText = isText;
+    if (s.text) owned.text = s.text; // strings are immutable
+    return owned;
+  });
+  return { batch: { tenant: batch.tenant, writeVersion: batch.writeVersion, series }, release: () => slab?.release() };
 }
 
 function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
@@ -80,6 +123,11 @@ export class GroupCommitLog implements IngestLog {
   /** Loops inside an insert (the others are waiting to take appends). */
   private loopsInsertingCount = 0;
   private closed = false;
+  /** With a WAL: sequences acknowledged and not yet inserted, the last acknowledged one, and reads waiting. */
+  private readonly uninserted = new Set<number>();
+  private failuresInARow = 0;
+  private acknowledgedThrough = 0;
+  private barriers: { through: number; resolve: () => void }[] = [];
   private readonly log: Logger;
   private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
 
@@ -105,6 +153,7 @@ export class GroupCommitLog implements IngestLog {
     } catch (error) {
       return Promise.reject(error as Error);
     }
+    if (this.options.wal) return this.appendLogged(this.options.wal, batch, pointCount);
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
     return new Promise<void>((resolve, reject) => {
@@ -112,6 +161,75 @@ export class GroupCommitLog implements IngestLog {
       this.wake();
       this.startCommitLoop();
     });
+  }
+
+  /**
+   * The batch goes to the write-ahead log; once synced there the append is acknowledged and
+   * the batch (a copy: the request's memory goes back with its answer) queued for insert.
+   */
+  private async appendLogged(wal: IngestWal, batch: IngestBatch, pointCount: number): Promise<void> {
+    this.counters.appendsAccepted++;
+    this.queuedPoints += pointCount;
+    // On its way: a commit may wait for it as for a request still being parsed.
+    const arrived = this.expectAppend();
+    const owned = ownedCopy(batch, this.options.slabs);
+    let sequence: number;
+    try {
+      // The log's own copy: the request's memory goes back with its answer.
+      sequence = await wal.append(encodeWalRecord(owned.batch));
+    } catch (cause) {
+      this.queuedPoints -= pointCount;
+      owned.release();
+      arrived();
+      throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
+    }
+    this.uninserted.add(sequence);
+    this.acknowledgedThrough = Math.max(this.acknowledgedThrough, sequence);
+    const noop = () => undefined;
+    this.queue.push({ batch: owned.batch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, release: owned.release });
+    arrived();
+    this.startCommitLoop();
+  }
+
+  /**
+   * Resolves once every append acknowledged before the call is in the store: a 2xx means
+   * readable (CONTRACT), so reads wait here for acknowledged batches still being inserted.
+   */
+  readBarrier(): Promise<void> {
+    const through = this.acknowledgedThrough;
+    if (this.insertedThrough() >= through) return Promise.resolve();
+    const timeoutMs = this.options.readBarrierTimeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.barriers = this.barriers.filter((barrier) => barrier.resolve !== done);
+        reject(new StoreUnavailableError(`Acknowledged data points are not in the store after ${timeoutMs} ms; retry shortly.`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.barriers.push({ through, resolve: done });
+    });
+  }
+
+  /** The highest sequence up to which every acknowledged append is inserted. */
+  private insertedThrough(): number {
+    let lowest = Infinity;
+    for (const sequence of this.uninserted) if (sequence < lowest) lowest = sequence;
+    return lowest === Infinity ? this.acknowledgedThrough : lowest - 1;
+  }
+
+  private inserted(taken: readonly PendingAppend[]): void {
+    for (const pending of taken) {
+      if (pending.sequence === undefined) continue;
+      pending.release?.();
+      this.uninserted.delete(pending.sequence);
+      this.options.wal?.applied(pending.sequence);
+    }
+    const through = this.insertedThrough();
+    const ready = this.barriers.filter((barrier) => barrier.through <= through);
+    this.barriers = this.barriers.filter((barrier) => barrier.through > through);
+    for (const barrier of ready) barrier.resolve();
   }
 
   /**
@@ -207,20 +325,36 @@ export class GroupCommitLog implements IngestLog {
       this.lastCommitStartMs = Date.now();
       const points = taken.reduce((sum, p) => sum + p.pointCount, 0);
       this.loopsInsertingCount++;
+      let retry = false;
       try {
         await this.options.store.insertMany(taken.map((p) => p.batch));
         this.counters.commits++;
         this.counters.pointsCommitted += points;
+        this.failuresInARow = 0;
         for (const pending of taken) pending.resolve();
+        this.inserted(taken);
       } catch (cause) {
         this.counters.commitFailures++;
-        this.log.error({ err: cause, appends: taken.length, points }, 'group commit failed; its appends are refused');
-        const error = new StoreUnavailableError('The columnar store did not take the points; retry after a short backoff.', { cause });
-        for (const pending of taken) pending.reject(error);
+        if (this.options.wal && this.closed) {
+          // Stopping: they stay in the log, and the next start replays them.
+          this.log.error({ err: cause, appends: taken.length, points }, 'inserting acknowledged points failed while stopping; the ingest log keeps them for the next start');
+          for (const pending of taken) pending.release?.();
+        } else if (this.options.wal) {
+          // Acknowledged already (they are in the log): try again, with a growing pause.
+          retry = true;
+          this.failuresInARow++;
+          this.log.error({ err: cause, appends: taken.length, points, failuresInARow: this.failuresInARow }, 'inserting acknowledged points failed; retrying');
+          this.queue.unshift(...taken);
+        } else {
+          this.log.error({ err: cause, appends: taken.length, points }, 'group commit failed; its appends are refused');
+          const error = new StoreUnavailableError('The columnar store did not take the points; retry after a short backoff.', { cause });
+          for (const pending of taken) pending.reject(error);
+        }
       } finally {
         this.loopsInsertingCount--;
-        this.queuedPoints -= points;
+        if (!retry) this.queuedPoints -= points;
       }
+      if (retry) await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 250 * 2 ** Math.min(this.failuresInARow, 7))));
     }
   }
 }
