@@ -36,7 +36,8 @@ export function scanDatapointBody(body: Uint8Array, scratch?: SharedArrayBuffer)
  * `scratch` when that holds scanScratchBytes(body.length) bytes (else allocated).
  */
 export function scanDatapointBodyBytes(body: Uint8Array, scratch?: SharedArrayBuffer): ScannedBody | null {
-  const scanner = new BytesScanner(body, new ColumnArena(scratch));
+  // The scanner writes every entry below pointCount and nothing reads past it: no zeroing.
+  const scanner = new BytesScanner(body, new ColumnArena(scratch, { zero: false }));
   try {
     scanner.scanBody();
   } catch (error) {

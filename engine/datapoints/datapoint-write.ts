@@ -127,7 +127,7 @@ function familyColumnBytes(group: FamilyRows): number {
   return ColumnArena.bytesFor([8, 8, 8, 8, 4, 1].map((width) => width * group.pointCount));
 }
 
-/** The Arrow columns of one family's rows: keys, version, then the family's value columns. */
+/** The Arrow columns of one family's rows: keys, version, then the family's value columns (every entry written). */
 function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): InsertColumn[] {
   const n = group.pointCount;
   const several = group.tenants.length > 1;
@@ -172,7 +172,7 @@ async function insertFamily(store: ColumnarStore, family: Family, group: FamilyR
   // The insert's columns in reused memory (slab-pool.ts), free again once the engine has the part.
   const slab = slabs?.acquire(familyColumnBytes(group));
   try {
-    await insertFamilyColumns(store, shape, group, familyColumns(family, group, new ColumnArena(slab?.buffer)));
+    await insertFamilyColumns(store, shape, group, familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false })));
   } finally {
     slab?.release();
   }

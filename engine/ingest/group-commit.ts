@@ -82,7 +82,7 @@ interface PendingAppend {
 function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): { batch: IngestBatch; release: () => void } {
   const widths = (s: SeriesPoints) => [8, s.float ? 8 : 0, s.bigint ? 8 : 0, s.scaled ? 8 : 0, s.isText ? 1 : 0].map((w) => w * s.timestampMs.length);
   const slab = slabs?.acquire(ColumnArena.bytesFor(batch.series.flatMap(widths)));
-  const arena = new ColumnArena(slab?.buffer);
+  const arena = new ColumnArena(slab?.buffer, { zero: false }); // every column is copied over whole
   const copy = <T extends Float64Array | BigInt64Array | Uint8Array>(make: (n: number) => T, from: T | undefined): T | undefined => {
     if (!from) return undefined;
     const to = make(from.length);
