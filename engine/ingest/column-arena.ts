@@ -16,43 +16,36 @@ export class ColumnArena {
   }
 
   float64(length: number): Float64Array {
-    const at = this.take(length * 8);
-    if (at === undefined) return new Float64Array(length);
-    const column = new Float64Array(this.buffer as ArrayBufferLike, at, length);
-    return this.zero ? column.fill(0) : column;
+    return this.carve(Float64Array, 8, length);
   }
 
   bigint64(length: number): BigInt64Array {
-    const at = this.take(length * 8);
-    if (at === undefined) return new BigInt64Array(length);
-    const column = new BigInt64Array(this.buffer as ArrayBufferLike, at, length);
-    return this.zero ? column.fill(0n) : column;
+    return this.carve(BigInt64Array, 8, length);
   }
 
   uint32(length: number): Uint32Array {
-    const at = this.take(length * 4);
-    if (at === undefined) return new Uint32Array(length);
-    const column = new Uint32Array(this.buffer as ArrayBufferLike, at, length);
-    return this.zero ? column.fill(0) : column;
+    return this.carve(Uint32Array, 4, length);
   }
 
   int32(length: number): Int32Array {
-    const at = this.take(length * 4);
-    if (at === undefined) return new Int32Array(length);
-    const column = new Int32Array(this.buffer as ArrayBufferLike, at, length);
-    return this.zero ? column.fill(0) : column;
+    return this.carve(Int32Array, 4, length);
   }
 
   uint8(length: number): Uint8Array {
-    const at = this.take(length);
-    if (at === undefined) return new Uint8Array(length);
-    const column = new Uint8Array(this.buffer as ArrayBufferLike, at, length);
-    return this.zero ? column.fill(0) : column;
+    return this.carve(Uint8Array, 1, length);
   }
 
   /** Bytes an arena needs for these column byte sizes (alignment included). */
   static bytesFor(columnBytes: readonly number[]): number {
     return columnBytes.reduce((sum, bytes) => sum + Math.ceil(bytes / ALIGN) * ALIGN, 0);
+  }
+
+  /** The next `length` entries of `width` bytes, or a column of its own when the buffer has no room. */
+  private carve<Column>(Type: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Column, width: number, length: number): Column {
+    const at = this.take(length * width);
+    if (at === undefined) return new Type(new ArrayBuffer(length * width), 0, length);
+    if (this.zero) new Uint8Array(this.buffer as ArrayBufferLike, at, length * width).fill(0);
+    return new Type(this.buffer as ArrayBufferLike, at, length);
   }
 
   private take(bytes: number): number | undefined {
