@@ -68,7 +68,9 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
   const send = async (k: number) => {
     const state = states[k] as SenderState;
     const { externalId } = SENDERS[k] as { externalId: string };
-    while (!killed) {
+    // Every sender keeps sending until its connection dies with the process, so each ends with
+    // a request in flight (one acknowledged just before the kill is still acknowledged).
+    for (;;) {
       const i = state.acked;
       state.inFlight = i;
       let status: number;

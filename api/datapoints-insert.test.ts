@@ -382,3 +382,23 @@ t.test('a client that leaves in the middle of its body gives the body memory bac
   socket.destroy();
   await until('the slab is given back once the client is gone', (bytes) => bytes === 0);
 });
+
+t.test('a series recreated under the same externalId with another valueType: the next insert is encoded for the new one', async (t) => {
+  // The handler lets the worker encode with what it last resolved for 'morph' (target-hints.ts);
+  // PostgreSQL says otherwise after the recreate, and the points must be encoded again.
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 'morph', valueType: 'FLOAT' }]);
+  t.equal((await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ externalId: 'morph', datapoints: pts(2, () => '1.5') }] } })).status, 204);
+  t.equal((await call(t, 'POST', '/timeseries/delete', { token, body: { items: [{ externalId: 'morph' }] } })).status, 204);
+  await createSeries(srv, token, [{ externalId: 'morph', valueType: 'BIGINT' }]);
+  const big = '9007199254740993';
+  t.equal((await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ externalId: 'morph', datapoints: pts(2, () => big) }] } })).status, 204);
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'morph' }), pts(2, () => big), 'exact BIGINT, not a guessed FLOAT');
+  t.equal((await call(t, 'POST', '/timeseries/delete', { token, body: { items: [{ externalId: 'morph' }] } })).status, 204);
+  await createSeries(srv, token, [{ externalId: 'morph', valueType: 'TEXT' }]);
+  t.equal((await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ externalId: 'morph', datapoints: pts(1, () => 'hello') }] } })).status, 204, 'text a guessed BIGINT would refuse');
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'morph' }), pts(1, () => 'hello'));
+  t.equal((await call(t, 'POST', '/timeseries/delete', { token, body: { items: [{ externalId: 'morph' }] } })).status, 204);
+  const missing = await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ externalId: 'morph', datapoints: pts(1) }] } });
+  t.equal(missing.status, 404, 'a guessed series that is gone is a 404');
+});

@@ -15,6 +15,8 @@ import type { Slab } from '../engine/ingest/slab-pool.ts';
 import type { ScannedBody } from '../workers/datapoint-body.ts';
 import { encodeOutputBytes, type PointValueError } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
+import { speculativeOutputBytes } from '../workers/datapoint-task.ts';
+import { TargetHints } from './target-hints.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson, rawItemJson } from './datapoint-json.ts';
 import type { DatapointEngine } from './datapoint-engine.ts';
 import { isJson } from './http-server.ts';
@@ -55,6 +57,7 @@ function notFound(missing: { index: number; identifier: Identifier }[], what: st
 
 export function datapointRoutes(services: Services, engine: DatapointEngine): Route[] {
   const db = services.relational.pool;
+  const targetHints = new TargetHints();
 
   async function insert(caller: Parameters<Services['access']>[0], rawBody: Uint8Array, contentType: string): Promise<Reply> {
     if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
@@ -75,12 +78,24 @@ export function datapointRoutes(services: Services, engine: DatapointEngine): Ro
   async function insertAnnounced(access: Awaited<ReturnType<Services['access']>>, rawBody: Uint8Array, appended: (() => void) | undefined, slabs: Slab[]): Promise<Reply> {
     const scratch = engine.slabs.acquire(scanScratchBytes(rawBody.byteLength));
     slabs.push(scratch);
-    const { body, scanned } = await engine.pool.scan(rawBody, scratch.buffer);
+    // With what we last knew of this tenant's series, the worker encodes in the scan task too.
+    const hints = targetHints.hintsFor(access.tenant);
+    const guessed = hints ? engine.slabs.acquire(speculativeOutputBytes(rawBody.byteLength)) : undefined;
+    if (guessed) slabs.push(guessed);
+    const { body, scanned, speculative } = await engine.pool.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined);
     if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned));
     const { targets, missing } = await resolveSeriesTargets(db, access, scanned.items.map(identifierOf), 'write');
-    const output = engine.slabs.acquire(encodeOutputBytes(scanned.pointCount, scanned.items.length));
-    slabs.push(output);
-    const encoded = await engine.pool.encode(body, scanned, targets.map((t) => t?.valueType ?? null), targets.map((t) => t?.seriesId ?? null), output.buffer);
+    targetHints.learn(access.tenant, scanned.items, targets);
+    const valueTypes = targets.map((t) => t?.valueType ?? null);
+    const seriesIds = targets.map((t) => t?.seriesId ?? null);
+    // The guess stands only if every item resolved to exactly the series and valueType assumed.
+    const guessRight = speculative !== undefined && valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]);
+    let encoded = guessRight ? speculative.encoded : undefined;
+    if (!encoded) {
+      const output = engine.slabs.acquire(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+      slabs.push(output);
+      encoded = await engine.pool.encode(body, scanned, valueTypes, seriesIds, output.buffer);
+    }
     const capErrors = encoded.errors.filter((e) => e.reason === 'points-cap');
     if (capErrors.length > 0) throw new BadRequestError('Too many data points in one collection; split the batch', valueProblems(capErrors));
     // SPEC: a value that does not parse against the valueType is a 422; nothing is written.

@@ -9,7 +9,7 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import { OverloadedError } from '../engine/errors.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
-import { bufferTransferList, type DatapointScanResult, type DatapointTask, scannedBodyViews } from './datapoint-task.ts';
+import { bufferTransferList, type DatapointScanResult, type DatapointTask, scannedBodyViews, type SeriesHints } from './datapoint-task.ts';
 
 export interface DatapointPoolOptions {
   /** Worker threads, at least 1. */
@@ -27,7 +27,7 @@ export interface DatapointPool {
    * Phase 1. A `body` over an ArrayBuffer is transferred (detached here) and comes back in
    * the result; over shared memory it is shared. The scanned columns go into `scratch` when given.
    */
-  scan(body: Uint8Array, scratch?: SharedArrayBuffer): Promise<DatapointScanResult>;
+  scan(body: Uint8Array, scratch?: SharedArrayBuffer, speculation?: { hints: SeriesHints; output: SharedArrayBuffer }): Promise<DatapointScanResult>;
   /**
    * Phase 2, for a body that scanned without errors. `body` and scanned columns not in shared
    * memory are transferred (detached here); valueTypes and seriesIds run parallel to
@@ -80,8 +80,8 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   }
 
   return {
-    scan(body, scratch) {
-      return run<DatapointScanResult>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}) }, bufferTransferList([body]));
+    scan(body, scratch, speculation) {
+      return run<DatapointScanResult>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}), ...(speculation ?? {}) }, bufferTransferList([body]));
     },
     encode(body, scanned, valueTypes, seriesIds, output) {
       const transferList = bufferTransferList([...scannedBodyViews(scanned), body]);

@@ -5,8 +5,26 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ValueType } from '../engine/datapoints/types.ts';
 import type { ScannedBody } from './datapoint-body.ts';
-import { encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
+import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
+
+/** What the handler guesses about the series (api/target-hints.ts), by hintKey. */
+export interface SeriesHints {
+  keys: string[];
+  seriesIds: number[];
+  valueTypes: ValueType[];
+}
+
+/** An item's identifier as the handler resolves it: the id when given, else the externalId. */
+export function hintKey(item: { id?: number; externalId?: string }): string {
+  return item.id !== undefined ? `i:${item.id}` : `x:${item.externalId ?? ''}`;
+}
+
+/** Bytes of output that hold the encoded columns of any body of this size (every item guessed). */
+export function speculativeOutputBytes(bodyBytes: number): number {
+  const points = Math.floor(bodyBytes / 25) + 1;
+  return encodeOutputBytes(points, points);
+}
 
 export interface DatapointScanTask {
   phase: 'scan';
@@ -14,6 +32,9 @@ export interface DatapointScanTask {
   body: Uint8Array;
   /** Shared memory for the scanned columns (scanScratchBytes), or none. */
   scratch?: SharedArrayBuffer;
+  /** With hints for every item: encode at once, into `output` (speculativeOutputBytes). */
+  hints?: SeriesHints;
+  output?: SharedArrayBuffer;
 }
 
 export interface DatapointEncodeTask {
@@ -32,6 +53,8 @@ export interface DatapointScanResult {
   /** The same bytes that went in (a caller's ArrayBuffer was detached by the transfer). */
   body: Uint8Array;
   scanned: ScannedBody;
+  /** Encoded with the hinted valueTypes and seriesIds, when every item had a hint. */
+  speculative?: { valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBody };
 }
 
 /** The distinct buffers under some typed arrays, for a transfer list; shared memory is shared, never listed. */
@@ -54,11 +77,22 @@ function movable<T>(value: T, transfer: ArrayBuffer[]): T {
   return move({ [transferableSymbol]: transfer, [valueSymbol]: value } as never) as unknown as T;
 }
 
+function encodeWithHints(body: Uint8Array, scanned: ScannedBody, hints: SeriesHints, output: SharedArrayBuffer | undefined): DatapointScanResult['speculative'] {
+  const index = new Map(hints.keys.map((key, i) => [key, i]));
+  const picks = scanned.items.map((item) => index.get(hintKey(item)));
+  if (picks.length === 0 || picks.some((pick) => pick === undefined)) return undefined;
+  const valueTypes = picks.map((pick) => hints.valueTypes[pick as number] as ValueType);
+  const seriesIds = picks.map((pick) => hints.seriesIds[pick as number] as number);
+  return { valueTypes, seriesIds, encoded: encodeScannedBody(body, scanned, valueTypes, seriesIds, output) };
+}
+
 export default function datapointTask(task: DatapointTask): DatapointScanResult | EncodedBody {
   switch (task.phase) {
     case 'scan': {
       const scanned = scanDatapointBody(task.body, task.scratch);
-      return movable({ body: task.body, scanned }, bufferTransferList([...scannedBodyViews(scanned), task.body]));
+      const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
+      const views = [...scannedBodyViews(scanned), task.body, ...(speculative ? encodedBodyViews(speculative.encoded) : [])];
+      return movable({ body: task.body, scanned, ...(speculative ? { speculative } : {}) }, bufferTransferList(views));
     }
     case 'encode': {
       const encoded = encodeScannedBody(task.body, task.scanned, task.valueTypes, task.seriesIds, task.output);
