@@ -13,6 +13,7 @@ import {
 } from '../engine/limits.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody, type PointValueErrorReason } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
+import { plainEncoded } from './testing/plain-encoded.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -329,27 +330,6 @@ function dirtyOutput(items: OutputItem[]): SharedArrayBuffer {
   return output;
 }
 
-/** Every column as a plain array (Object.is-comparable numbers kept as strings to catch -0). */
-function plainEncoded(encoded: EncodedBody): unknown {
-  const numbers = (column: ArrayLike<number | bigint> | undefined) => (column === undefined ? undefined : Array.from(column, (v) => (Object.is(v, -0) ? '-0' : v)));
-  return {
-    errors: encoded.errors,
-    series: encoded.series.map((s) =>
-      s === null
-        ? null
-        : {
-            seriesId: s.seriesId,
-            valueType: s.valueType,
-            timestampMs: numbers(s.timestampMs),
-            float: numbers(s.float),
-            bigint: numbers(s.bigint),
-            scaled: numbers(s.scaled),
-            isText: numbers(s.isText),
-            text: s.text,
-          },
-    ),
-  };
-}
 
 function typedColumns(series: SeriesPoints): ArrayBufferView[] {
   return [series.timestampMs, series.float, series.bigint, series.scaled, series.isText].filter((c) => c !== undefined);

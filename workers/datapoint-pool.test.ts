@@ -7,6 +7,7 @@ import { OverloadedError } from '../engine/errors.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
+import { plainEncoded } from './testing/plain-encoded.ts';
 
 const bodyOf = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -106,18 +107,6 @@ function isViewOver(view: ArrayBufferView, sab: SharedArrayBuffer): boolean {
   return shared;
 }
 
-/** Every column as a plain array, -0 spelled out. */
-function plainEncoded(encoded: EncodedBody): unknown {
-  const numbers = (column: ArrayLike<number | bigint> | undefined) => (column === undefined ? undefined : Array.from(column, (v) => (Object.is(v, -0) ? '-0' : v)));
-  return {
-    errors: encoded.errors,
-    series: encoded.series.map((s) =>
-      s === null
-        ? null
-        : { seriesId: s.seriesId, valueType: s.valueType, timestampMs: numbers(s.timestampMs), float: numbers(s.float), bigint: numbers(s.bigint), scaled: numbers(s.scaled), isText: numbers(s.isText), text: s.text },
-    ),
-  };
-}
 
 t.test('shared memory: body, scratch and output are shared with the worker, not transferred', async (t) => {
   const bytes = bodyOf(SORTED_TEXT);
