@@ -4,7 +4,7 @@
 // the caller's body. Method: one small pool (1 thread, queue 1) driven through each case.
 import t from 'tap';
 import { OverloadedError } from '../engine/errors.ts';
-import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
+import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
 import { plainEncoded } from './testing/plain-encoded.ts';
