@@ -20,11 +20,13 @@ export async function lookupNodes(db: Queryable, tenant: string, kind: NodeKind,
   const ids = identifiers.filter((i) => i.id !== undefined).map((i) => i.id as number);
   const externalIds = identifiers.filter((i) => i.id === undefined && i.externalId !== undefined).map((i) => i.externalId as string);
   const both = identifiers.filter((i) => i.id !== undefined && i.externalId !== undefined).map((i) => i.externalId as string);
-  const { rows } = await db.query<NodeRow>(
-    `SELECT ${NODE_COLUMNS} FROM nodes WHERE tenant = $1 AND kind = $2 AND (id = ANY($3::bigint[]) OR external_id = ANY($4::text[]))
+  // Prepared once per connection: every data point request looks its series up here.
+  const { rows } = await db.query<NodeRow>({
+    name: forUpdate ? 'lookup-nodes-for-update' : 'lookup-nodes',
+    text: `SELECT ${NODE_COLUMNS} FROM nodes WHERE tenant = $1 AND kind = $2 AND (id = ANY($3::bigint[]) OR external_id = ANY($4::text[]))
      ORDER BY id${forUpdate ? ' FOR UPDATE' : ''}`,
-    [tenant, kind, ids, [...externalIds, ...both]],
-  );
+    values: [tenant, kind, ids, [...externalIds, ...both]],
+  });
   const byId = new Map(rows.map((r) => [r.id, r]));
   const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
   return identifiers.map((identifier, index) => {
