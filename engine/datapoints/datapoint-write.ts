@@ -21,6 +21,8 @@ export interface DirtyRange {
   family: Family | '';
   beginMs: number;
   endMs: number;
+  /** An earlier mark's time (engine clock, µs), kept when re-marking; absent: now. */
+  markedAtMicros?: bigint;
 }
 
 function assertColumn(name: string, column: { length: number } | undefined, length: number, seriesId: number): void {
@@ -209,20 +211,28 @@ export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
   return [...ranges.values()];
 }
 
-/** Records dirty ranges; their marked_at is set by the engine at insert time. */
+/**
+ * Records dirty ranges. Their marked_at is set by the engine at insert time, or kept from an
+ * earlier mark (the fold re-marking a hot remainder): then every range carries markedAtMicros.
+ */
 export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly DirtyRange[]): Promise<void> {
   if (ranges.length === 0) return;
+  const kept = ranges[0]?.markedAtMicros !== undefined;
+  assert.ok(ranges.every((r) => (r.markedAtMicros !== undefined) === kept), 'dirty ranges: markedAtMicros on all of them or none');
+  const columns: InsertColumn[] = [
+    { name: 'tenant', type: 'String', data: ranges.map((r) => r.tenant) },
+    { name: 'series_id', type: 'Float64', data: Float64Array.from(ranges, (r) => r.seriesId) },
+    { name: 'family', type: 'String', data: ranges.map((r) => r.family) },
+    { name: 'begin_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.beginMs) },
+    { name: 'end_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.endMs) },
+  ];
+  if (kept) columns.push({ name: 'marked_at', type: 'Int64', data: BigInt64Array.from(ranges, (r) => r.markedAtMicros as bigint) });
   await store.insertColumns({
     table: 'datapoint_dirty',
-    targetColumns: ['tenant', 'series_id', 'family', 'begin_ms', 'end_ms'],
-    select: 'assumeNotNull(tenant), toUInt64(assumeNotNull(series_id)), assumeNotNull(family), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms))',
-    columns: [
-      { name: 'tenant', type: 'String', data: ranges.map((r) => r.tenant) },
-      { name: 'series_id', type: 'Float64', data: Float64Array.from(ranges, (r) => r.seriesId) },
-      { name: 'family', type: 'String', data: ranges.map((r) => r.family) },
-      { name: 'begin_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.beginMs) },
-      { name: 'end_ms', type: 'Float64', data: Float64Array.from(ranges, (r) => r.endMs) },
-    ],
+    targetColumns: ['tenant', 'series_id', 'family', 'begin_ms', 'end_ms', ...(kept ? ['marked_at'] : [])],
+    select: 'assumeNotNull(tenant), toUInt64(assumeNotNull(series_id)), assumeNotNull(family), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms))'
+      + (kept ? ', toUInt64(assumeNotNull(marked_at))' : ''),
+    columns,
   });
 }
 

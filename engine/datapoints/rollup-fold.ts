@@ -9,6 +9,7 @@
 import { ColumnarParams, type ColumnarStore } from '../stores/columnar.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type Family } from './families.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
+import { writeDirtyRanges } from './datapoint-write.ts';
 import {
   DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, foldDeleteMarksSql, foldLatestEmptySql, foldLatestSql, foldRecomputeSql, foldZeroRowsSql,
 } from './rollup-fold.sql.ts';
@@ -159,22 +160,9 @@ function planFold(marks: readonly Mark[], nowMicros: bigint, options: Required<F
   return plan;
 }
 
-async function remark(store: ColumnarStore, marks: readonly Mark[]): Promise<void> {
-  if (marks.length === 0) return;
-  await store.insertColumns({
-    table: 'datapoint_dirty',
-    targetColumns: ['tenant', 'series_id', 'family', 'begin_ms', 'end_ms', 'marked_at'],
-    select: 'assumeNotNull(tenant), toUInt64(assumeNotNull(series_id)), assumeNotNull(family), toInt64(assumeNotNull(begin_ms)), '
-      + 'toInt64(assumeNotNull(end_ms)), toUInt64(assumeNotNull(marked_at))',
-    columns: [
-      { name: 'tenant', type: 'String', data: marks.map((m) => m.tenant) },
-      { name: 'series_id', type: 'Float64', data: Float64Array.from(marks, (m) => m.seriesId) },
-      { name: 'family', type: 'String', data: marks.map((m) => m.family) },
-      { name: 'begin_ms', type: 'Float64', data: Float64Array.from(marks, (m) => m.beginMs) },
-      { name: 'end_ms', type: 'Float64', data: Float64Array.from(marks, (m) => m.endMs) },
-      { name: 'marked_at', type: 'Int64', data: BigInt64Array.from(marks, (m) => m.oldestMicros) },
-    ],
-  });
+/** Hot remainders of folded marks, marked again with their original time. */
+function remark(store: ColumnarStore, marks: readonly Mark[]): Promise<void> {
+  return writeDirtyRanges(store, marks.map((m) => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs, markedAtMicros: m.oldestMicros })));
 }
 
 async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], computedAt: bigint, perStatement: number): Promise<void> {
