@@ -19,6 +19,9 @@ import type { HealthCheck } from './operational.ts';
 
 const log = logger.child({ module: 'datapoint-engine' });
 
+/** Shared memory the ingest path keeps for reuse, at most (more is allocated and dropped). */
+export const INGEST_MEMORY_BYTES_MAX = 512 * 1024 * 1024;
+
 /** Where the embedded ingest log keeps its write-ahead segments, under DATA_DIR. */
 export const INGEST_WAL_DIR = 'ingest-wal';
 
@@ -43,7 +46,10 @@ export interface DatapointEngine {
 }
 
 export async function openDatapointEngine(config: Readonly<ServiceConfig>, _relational: RelationalStore): Promise<DatapointEngine> {
-  const store = await openDatapointStore(config, { logger: log });
+  // One pool of shared memory for the whole ingest path: bodies, parsed columns, the log's
+  // copies and the insert's columns (slab-pool.ts).
+  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX });
+  const store = await openDatapointStore(config, { logger: log, slabs });
   let ingestLog: IngestLog;
   let ingester: Ingester | undefined;
   let pool: DatapointPool | undefined;
@@ -61,7 +67,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
         await wal.dropRecovered();
       }
       ingestLog = new GroupCommitLog({
-        store, nextWriteVersion: () => store.writeVersions.next(), logger: log, wal, slabs: new SlabPool({ bytesMax: 256 * 1024 * 1024 }),
+        store, nextWriteVersion: () => store.writeVersions.next(), logger: log, wal, slabs,
       });
     }
     // One parsing thread per core: the event loop mostly waits on the store meanwhile.
@@ -80,7 +86,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, _rela
     },
   }];
   return {
-    store, ingestLog, pool: parsePool, slabs: new SlabPool({ bytesMax: 256 * 1024 * 1024 }), mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
+    store, ingestLog, pool: parsePool, slabs, mode: config.kafkaBrokers ? 'kafka' : 'group-commit', healthChecks: checks,
     readBarrier: () => ingestLog.readBarrier?.() ?? Promise.resolve(),
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;

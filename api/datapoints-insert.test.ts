@@ -371,7 +371,8 @@ t.test('a client that leaves in the middle of its body gives the body memory bac
     }
     t.ok(test(bytes), `${what} (on loan: ${bytes} bytes)`);
   };
-  t.equal(await onLoan(), 0, 'nothing on loan between requests');
+  // Earlier tests' batches are still being inserted in the background (the log holds copies).
+  await until('nothing on loan once earlier inserts are stored', (bytes) => bytes === 0);
   const { port } = new URL(srv.url);
   const socket = net.connect(Number(port), '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));

@@ -44,6 +44,8 @@ export interface DatapointStoreOptions {
   recoverUnmarked?: boolean;
   /** What counts as a bulk load, during which merges and the fold wait (ingest-load.ts). */
   ingestLoad?: IngestLoadOptions;
+  /** Memory for the insert's columns; share the service's pool. @default a pool of its own (256 MiB) */
+  slabs?: SlabPool;
   /** Raw-table merges deferred during a bulk load (embedded engine only); false: never. */
   mergeDeferral?: MergeDeferralOptions | false;
   /** Longest the scheduled fold waits for a bulk load to end, ms. @default 30_000 */
@@ -75,7 +77,7 @@ export class DatapointStore {
   private readonly load: IngestLoad;
   private readonly merges: MergeDeferral | undefined;
   /** Memory for the insert's columns, reused from commit to commit (at most two run at once). */
-  private readonly insertSlabs = new SlabPool({ bytesMax: 256 * 1024 * 1024 });
+  private readonly insertSlabs: SlabPool;
   /** Points and marks written at once; only when this process is the engine's one writer. */
   private readonly markGate: MarkOrderGate | undefined;
 
@@ -85,6 +87,7 @@ export class DatapointStore {
   ) {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
     this.load = new IngestLoad(options.ingestLoad);
+    this.insertSlabs = options.slabs ?? new SlabPool({ bytesMax: 256 * 1024 * 1024 });
     this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate() : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
