@@ -4,7 +4,7 @@
 // path then allocates nothing per request.
 import type { HttpResponse } from 'uWebSockets.js';
 import { RequestTooLargeError } from '../engine/errors.ts';
-import type { SlabPool } from '../engine/ingest/slab-pool.ts';
+import type { SlabPool } from '../engine/memory/slab-pool.ts';
 
 /** The client went away before its body was read (nobody is left to answer). */
 export class ClientGoneError extends Error {

@@ -9,7 +9,7 @@ import type { IngestLog } from '../engine/datapoints/types.ts';
 import { GroupCommitLog } from '../engine/ingest/group-commit.ts';
 import { IngestWal } from '../engine/ingest/ingest-wal.ts';
 import { replayIngestWal } from '../engine/ingest/wal-replay.ts';
-import { SlabPool } from '../engine/ingest/slab-pool.ts';
+import { SlabPool } from '../engine/memory/slab-pool.ts';
 import { startIngester, type Ingester } from '../engine/ingest/ingester.ts';
 import { KafkaIngestLog } from '../engine/ingest/kafka-log.ts';
 import { logger } from '../engine/log.ts';

@@ -11,7 +11,7 @@ import { parseInstant } from '../engine/datapoints/instant.ts';
 import { coalesceDeleteRanges } from '../engine/datapoints/delete-ranges.ts';
 import type { AggregateName, Granularity, SeriesPoints } from '../engine/datapoints/types.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../engine/meta/series-targets.ts';
-import type { Slab } from '../engine/ingest/slab-pool.ts';
+import type { Slab } from '../engine/memory/slab-pool.ts';
 import type { ScannedBody } from '../workers/datapoint-body.ts';
 import { encodeOutputBytes, type PointValueError } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
@@ -20,7 +20,7 @@ import { TargetHints } from './target-hints.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson, rawItemJson } from './datapoint-json.ts';
 import type { DatapointEngine } from './datapoint-engine.ts';
 import { isJson } from './http-server.ts';
-import { timed } from './metrics.ts';
+import { timed } from '../engine/metrics.ts';
 import { noContent, type Reply, type Route } from './route.ts';
 import type { Services } from './services.ts';
 

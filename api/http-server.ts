@@ -7,9 +7,11 @@ import { BadRequestError, DomainError } from '../engine/errors.ts';
 import { settingsFor, type ServiceConfig } from '../engine/config.ts';
 import type { Logger } from '../engine/log.ts';
 import { BODY_BYTES_MAX } from '../engine/limits.ts';
+import type { Access } from '../engine/grants/access.ts';
+import type { Caller } from '../engine/grants/claims.ts';
 import { AuthError, type Authenticator } from './auth.ts';
-import { ClientGoneError, readBody } from './body.ts';
-import type { Metrics } from './metrics.ts';
+import { ClientGoneError, readBody, type RequestBody } from './body.ts';
+import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
@@ -21,6 +23,8 @@ export interface HttpDeps {
   metrics: Metrics;
   log: Logger;
   errorsBase: string;
+  /** Registers the tenant on first sight and resolves the caller's data set grants (once per request). */
+  access(caller: Caller): Promise<Access>;
   /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError. */
   chargeIngestedBytes?(tenant: string, bytes: number): Promise<void>;
 }
@@ -129,9 +133,14 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
         deps.log.info({ requestId, route: route.path, method: route.method, status: reply.status, tenant, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
       };
-      let releaseBody: (() => void) | undefined;
+      // uWS drops body bytes that arrive while no onData handler is attached, so the body is
+      // read from the first moment, alongside the token check and the grant lookup (both may
+      // wait on I/O). Its memory goes back once the handler is done, whatever the outcome.
+      const reading = takesBody ? readBody(res, contentLength, bodyBytesMax, route.rawBodyPool, clientGone.signal) : undefined;
+      reading?.catch(() => undefined); // settled below, or ignored when an earlier step answered
       const run = async () => {
         let caller = undefined as unknown as RequestContext['caller'];
+        let access = undefined as unknown as Access;
         if (!route.public) {
           try {
             caller = await deps.auth.authenticate(authorization);
@@ -146,14 +155,13 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             deps.metrics.limitHits.inc({ limit: 'rate' });
             return finish(toErrorReply(error, deps.errorsBase), takesBody);
           }
+          access = await deps.access(caller);
         }
         let rawBody: Uint8Array | undefined;
         let body: unknown;
         if (takesBody) {
           try {
-            const read = await readBody(res, contentLength, bodyBytesMax, route.rawBodyPool, clientGone.signal);
-            rawBody = read.bytes;
-            releaseBody = read.release;
+            rawBody = (await (reading as Promise<RequestBody>)).bytes;
           } catch (error) {
             if (error instanceof ClientGoneError) return undefined; // nobody to answer
             deps.metrics.limitHits.inc({ limit: 'body-bytes' });
@@ -173,7 +181,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           }
         }
         const reply = await route.handle({
-          caller, params, query, body, rawBody: route.rawBody ? rawBody : undefined,
+          caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined,
           headers: { contentType, authorization }, requestId, log: deps.log,
         });
         finish(reply);
@@ -181,7 +189,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       run().catch((error: unknown) => {
         if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId, route: route.path }, 'request failed');
         finish(toErrorReply(error, deps.errorsBase));
-      }).finally(() => releaseBody?.());
+      }).finally(() => reading?.then((read) => read.release?.(), () => undefined));
     };
     const path = toUwsPath(route.path);
     if (route.method === 'get') app.get(path, handler);

@@ -1,19 +1,25 @@
 // What a route module declares: method, path, schemas (the single source of validation and
 // of /openapi.json) and a handler that takes a parsed request and returns a Reply.
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
-import type { SlabPool } from '../engine/ingest/slab-pool.ts';
+import type { SlabPool } from '../engine/memory/slab-pool.ts';
 import type { Logger } from '../engine/log.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
-export interface RequestContext {
+export interface RequestContext<Body = unknown> {
   /** Absent only on public routes. */
   caller: Caller;
+  /**
+   * The caller's tenant and data set grants, resolved once by mountRoutes before the handler
+   * runs (the tenant is registered on first sight). Absent only on public routes.
+   */
+  access: Access;
   params: Record<string, string>;
   query: URLSearchParams;
-  /** The validated JSON body (routes with `body`). */
-  body: unknown;
+  /** The JSON body, validated against the route's `body` schema (routes with `body`). */
+  body: Body;
   /**
    * The raw body (routes with `rawBody`). Pooled shared memory with `rawBodyPool` (valid until
    * the handler's promise settles), else a buffer the handler owns (transferable).
@@ -37,7 +43,8 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface Route {
+// `any` by default so one Route[] holds routes of every body type; `jsonRoute` types each.
+export interface Route<Body = any> {
   method: Method;
   /** OpenAPI-style path: `/timeseries/{id}`. */
   path: string;
@@ -60,7 +67,15 @@ export interface Route {
   /** Documentation of query parameters: name → schema. Handlers parse them. */
   query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
-  handle(ctx: RequestContext): Promise<Reply>;
+  handle(ctx: RequestContext<Body>): Promise<Reply>;
+}
+
+/**
+ * A route whose handler gets its body typed from the route's schema (`Static<>`), so no
+ * handler casts `body as …`: `jsonRoute({ body: TimeSeriesCreateRequest, handle: ({ body }) => … })`.
+ */
+export function jsonRoute<S extends TSchema>(route: Omit<Route<Static<S>>, 'body'> & { body: S }): Route<Static<S>> {
+  return route;
 }
 
 export const noContent = (): Reply => ({ status: 204 });

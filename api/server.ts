@@ -15,7 +15,7 @@ import { TableStats } from '../engine/meta/table-stats.ts';
 import { createAuthenticator } from './auth.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { assertNativeUws, mountRoutes } from './http-server.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics } from '../engine/metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes, type HealthCheck } from './operational.ts';
 import type { Route } from './route.ts';
@@ -121,7 +121,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     routes.push(...timeseriesRoutes(services), ...datapointRoutes(services, datapoints), ...unitRoutes(), ...dataSetRoutes(services));
   }
   mountRoutes(app, routes, {
-    config, auth, metrics, log, errorsBase: errorsBase(config),
+    config, auth, metrics, log, errorsBase: errorsBase(config), access: (caller) => services.access(caller),
     chargeIngestedBytes: (tenant, bytes) => services.quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
   });
   log.info({ host: config.host, port, dataDir: config.dataDir, role: config.role }, 'serving');

@@ -5,7 +5,7 @@ import type { Caller } from '../engine/grants/claims.ts';
 import type { Quotas } from '../engine/quotas/quotas.ts';
 import type { TableStats } from '../engine/meta/table-stats.ts';
 import type { RelationalStore } from '../engine/stores/relational.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../engine/metrics.ts';
 
 export interface Services {
   config: Readonly<ServiceConfig>;

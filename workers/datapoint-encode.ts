@@ -16,7 +16,7 @@
 // - MIXED: a JSON number is numeric; a string that parses (numeric grammar) to a finite number
 //   is numeric too, stored as that double; every other string is text.
 
-import { ColumnArena } from '../engine/ingest/column-arena.ts';
+import { ColumnArena } from '../engine/memory/column-arena.ts';
 import assert from 'node:assert/strict';
 import { DECIMAL_FORMAT, type SeriesPoints, type ValueType } from '../engine/datapoints/types.ts';
 import {

@@ -4,7 +4,7 @@
 // `items`/`datapoints` keys, very deep unknown values) goes to the JSON.parse scanner, which
 // is the reference: both give identical ScannedBody values (property-tested).
 
-import { ColumnArena } from '../engine/ingest/column-arena.ts';
+import { ColumnArena } from '../engine/memory/column-arena.ts';
 import { ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import {
   type ScannedBody,

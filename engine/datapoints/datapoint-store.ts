@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
-import { WriteVersionClock } from '../ingest/write-version.ts';
+import { WriteVersionClock } from '../memory/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
 import { aggregate, aggregateMany, latest, readRaw, readRawJson, type AggregateRequest, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
@@ -13,7 +13,7 @@ import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
-import { SlabPool } from '../ingest/slab-pool.ts';
+import { SlabPool } from '../memory/slab-pool.ts';
 import { MarkOrderGate } from './mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';

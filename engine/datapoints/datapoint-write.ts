@@ -4,8 +4,8 @@
 // and latest points are left to the fold (rollup-fold.ts), off this path.
 import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
-import { ColumnArena } from '../ingest/column-arena.ts';
-import type { SlabPool } from '../ingest/slab-pool.ts';
+import { ColumnArena } from '../memory/column-arena.ts';
+import type { SlabPool } from '../memory/slab-pool.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';

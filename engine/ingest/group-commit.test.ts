@@ -14,7 +14,7 @@ import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
 import { logger } from '../log.ts';
 import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
 import { IngestWal } from './ingest-wal.ts';
-import { SlabPool } from './slab-pool.ts';
+import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });

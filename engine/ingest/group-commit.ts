@@ -14,9 +14,9 @@ import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
 import type { IngestBatch, IngestLog, SeriesPoints } from '../datapoints/types.ts';
 import { encodeWalRecord } from './wal-record.ts';
-import { ColumnArena } from './column-arena.ts';
+import { ColumnArena } from '../memory/column-arena.ts';
 import type { IngestWal } from './ingest-wal.ts';
-import type { SlabPool } from './slab-pool.ts';
+import type { SlabPool } from '../memory/slab-pool.ts';
 
 /** What the log writes into; resolves once every batch is durable. */
 export interface GroupCommitSink {
