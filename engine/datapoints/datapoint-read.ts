@@ -5,7 +5,8 @@
 import { Table } from 'apache-arrow';
 import { BadRequestError } from '../errors.ts';
 import { AGGREGATES_LIMIT_MAX, DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
-import { ColumnarParams, type ColumnarStore, type QueryParams } from '../stores/columnar.ts';
+import { ColumnarParams, type QueryParams } from '../stores/columnar-params.ts';
+import type { ColumnarStore } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
 import {

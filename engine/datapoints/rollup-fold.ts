@@ -6,7 +6,8 @@
 // marked_at from the engine's clock. The fold takes the clock (computedAt) before it reads any
 // raw point, so a mark with marked_at < computedAt names points the fold has seen. Marks made
 // later stay. Several folds may run at once (any process): the newest computation wins.
-import { ColumnarParams, type ColumnarStore } from '../stores/columnar.ts';
+import { ColumnarParams } from '../stores/columnar-params.ts';
+import type { ColumnarStore } from '../stores/columnar.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type Family } from './families.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { writeDirtyRanges } from './datapoint-write.ts';

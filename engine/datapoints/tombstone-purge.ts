@@ -2,7 +2,8 @@
 // through the tombstones; this removes the rows (lightweight DELETE), marks the tombstone
 // purged, and drops purged tombstones after the replay horizon. Rollups are corrected by
 // the fold, which the dirty marks of the delete schedule.
-import { ColumnarParams, type ColumnarStore } from '../stores/columnar.ts';
+import { ColumnarParams } from '../stores/columnar-params.ts';
+import type { ColumnarStore } from '../stores/columnar.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import {
   DROP_EXPIRED_TOMBSTONES_SQL, EXPIRED_TOMBSTONES_SQL, PENDING_TOMBSTONES_SQL, markPurgedSql, purgeRawSql, purgeSeriesRowsSql,

@@ -4,7 +4,7 @@
 // statement waited for every other: reads queued behind a 200 ms insert. The chdb driver
 // therefore renders placeholders here as typed literals, CAST(<literal> AS <Type>), and the
 // statement runs unqueued. A server keeps real query_params; the SQL text is the same.
-import type { ParamValue, QueryParams } from './columnar.ts';
+import type { ParamValue, QueryParams } from './columnar-params.ts';
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*):([A-Za-z0-9_(), ]+)\}/g;
 const SCALAR_TYPES = new Set(['String', 'UInt8', 'UInt32', 'UInt64', 'Int32', 'Int64', 'Float64']);

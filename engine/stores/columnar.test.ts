@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { ColumnarParams, assertIdentifier, openColumnarStore, type ColumnarStore } from './columnar.ts';
+import { ColumnarParams } from './columnar-params.ts';
+import { assertIdentifier, openColumnarStore, type ColumnarStore } from './columnar.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'columnar-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,10 +15,7 @@ import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { renderParams } from './columnar-literal.ts';
-
-/** A bound value: numbers must be safe integers or finite doubles, 64-bit integers bigints. */
-export type ParamValue = string | number | bigint | boolean | readonly string[] | readonly number[] | readonly bigint[];
-export type QueryParams = Readonly<Record<string, ParamValue>>;
+import type { QueryParams } from './columnar-params.ts';
 
 /** Column types an insert can carry (Arrow on the wire; convert in the SELECT list). */
 export type InsertColumnType = 'Float64' | 'Int64' | 'Int32' | 'UInt8' | 'String';
@@ -337,23 +334,5 @@ class ServerColumnarStore implements ColumnarStore {
 
   async close(): Promise<void> {
     await this.client.close();
-  }
-}
-
-/** ClickHouse types a generated placeholder may carry. */
-export type ParamType = 'String' | 'UInt64' | 'Int64' | 'UInt32' | 'Array(String)' | 'Array(UInt64)' | 'Array(Int64)';
-
-/**
- * Builds {pN:Type} placeholders while composing a statement from parts (OR-ed ranges), so
- * every value stays bound (STYLE §7), like sql-params.ts does for PostgreSQL.
- */
-export class ColumnarParams {
-  readonly values: Record<string, ParamValue> = {};
-  private count = 0;
-
-  bind(value: ParamValue, type: ParamType): string {
-    const name = `p${this.count++}`;
-    this.values[name] = value;
-    return `{${name}:${type}}`;
   }
 }
