@@ -7,11 +7,8 @@ import { settingsFor } from '../engine/config.ts';
 import { mintToken } from './auth.ts';
 import { ok, type Reply, type Route } from './route.ts';
 import type { Services } from './services.ts';
+import type { HealthCheck } from '../engine/health-check.ts';
 
-export interface HealthCheck {
-  name: string;
-  ping(): Promise<void>;
-}
 
 const TokenResponse = Type.Object({
   access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer(),

@@ -17,13 +17,19 @@ import { dataSetRoutes } from './datasets.ts';
 import { assertNativeUws, mountRoutes } from './http-server.ts';
 import { createMetrics } from '../engine/metrics.ts';
 import { buildOpenApi } from './openapi.ts';
-import { operationalRoutes, type HealthCheck } from './operational.ts';
+import { operationalRoutes } from './operational.ts';
+import type { HealthCheck } from '../engine/health-check.ts';
 import type { Route } from './route.ts';
 import type { Services } from './services.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { unitRoutes } from './units.ts';
-import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts';
+import { openDatapointEngine, PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoint-engine.ts';
 import { datapointRoutes } from './datapoints.ts';
+import { availableParallelism } from 'node:os';
+import { createDatapointPool } from '../workers/datapoint-pool.ts';
+import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
+import { scanScratchBytes } from '../workers/datapoint-scan.ts';
+import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
 
 const log = logger.child({ module: 'server' });
 
@@ -88,10 +94,18 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const { socket, port } = await listen(app, config.host, config.port);
   let relational: RelationalStore | undefined;
   let datapoints: DatapointEngine | undefined;
+  let wired: { quotas: Quotas; metrics: ReturnType<typeof createMetrics> } | undefined;
+  const engineForMetrics = () => datapoints as DatapointEngine;
   try {
     relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     await migrate(relational);
-    datapoints = await openDatapointEngine(config, relational);
+    const opened = relational;
+    const quotas = new Quotas(opened.counterPool, config);
+    const metrics = createMetrics({ ingestBacklog: () => engineForMetrics().ingestBacklog(), ingestMemory: () => engineForMetrics().slabs.stats(), rollupBacklog: () => engineForMetrics().store.rollupBacklog(), mergesRunning: () => engineForMetrics().store.mergesRunning() });
+    // One parsing thread per core: the event loop mostly waits on the store meanwhile.
+    const parser = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
+    datapoints = await openDatapointEngine(config, { relational: opened, quotas, metrics, parser, layout: { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey } });
+    wired = { quotas, metrics };
   } catch (error) {
     uws.us_listen_socket_close(socket);
     await datapoints?.close().catch(() => undefined);
@@ -99,11 +113,10 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     throw error;
   }
   const store = relational;
-  const engineForMetrics = datapoints;
-  const metrics = createMetrics({ ingestBacklog: () => engineForMetrics.ingestBacklog(), ingestMemory: () => engineForMetrics.slabs.stats(), rollupBacklog: () => engineForMetrics.store.rollupBacklog(), mergesRunning: () => engineForMetrics.store.mergesRunning() });
+  const { quotas, metrics } = wired as NonNullable<typeof wired>;
   const tenants = new TenantRegistry();
   const services: Services = {
-    config, relational: store, metrics, quotas: new Quotas(store.counterPool, config), nodeStats: new TableStats(store.pool, 'nodes'),
+    config, relational: store, metrics, quotas, nodeStats: new TableStats(store.pool, 'nodes'),
     async access(caller) {
       await tenants.ensure(store.pool, caller.tenant);
       return resolveAccess(store.pool, caller);
@@ -118,7 +131,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   routes.push(...operationalRoutes(services, checks, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret));
   // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
   if (config.role !== 'ingester') {
-    routes.push(...timeseriesRoutes(services), ...datapointRoutes(services, datapoints), ...unitRoutes(), ...dataSetRoutes(services));
+    routes.push(...timeseriesRoutes(services), ...datapointRoutes(datapoints), ...unitRoutes(), ...dataSetRoutes(services));
   }
   mountRoutes(app, routes, {
     config, auth, metrics, log, errorsBase: errorsBase(config), access: (caller) => services.access(caller),

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { rawItemJson } from '../../api/datapoint-json.ts';
+import { rawItemJson } from '../query/datapoint-json.ts';
 import { aggregate, latest, readRawJson } from './datapoint-read.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
 import type { AggregateName, RawReadOptions, SeriesPoints, SeriesRef } from './types.ts';

@@ -1,9 +1,9 @@
 // Response bodies of data point reads, written as JSON text directly: a 100 000-point answer
 // is one string concatenation instead of 100 000 objects through JSON.stringify. Only
 // numbers the engine formatted and JSON.stringify'd strings go in, so the text stays valid.
-import { formatDatapointValue } from '../engine/datapoints/datapoint-format.ts';
-import type { AggregateBucket, AggregateName, SeriesPoints, ValueType } from '../engine/datapoints/types.ts';
-import type { SeriesTarget } from '../engine/meta/series-targets.ts';
+import { formatDatapointValue } from '../datapoints/datapoint-format.ts';
+import type { AggregateBucket, AggregateName, SeriesPoints, ValueType } from '../datapoints/types.ts';
+import type { SeriesTarget } from '../meta/series-targets.ts';
 
 function header(target: SeriesTarget): string {
   return `{"id":${target.seriesId},"externalId":${JSON.stringify(target.externalId)},"valueType":"${target.valueType}","datapoints":[`;

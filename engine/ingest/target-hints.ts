@@ -1,12 +1,11 @@
 // What this process last learned about the series a tenant writes to (id or externalId ->
 // seriesId and valueType), handed to the parse worker with a body so it can encode the points
 // in the same task as the scan: the second worker round trip cost ~4 ms of a ~40 ms insert
-// (issue 3). Only a guess: the handler still resolves every target in PostgreSQL (existence,
+// (issue 3). Only a guess: the insert still resolves every target in PostgreSQL (existence,
 // grants) and encodes again whenever one differs from what the worker assumed.
-import type { ValueType } from '../engine/datapoints/types.ts';
-import type { SeriesTarget } from '../engine/meta/series-targets.ts';
-import type { ScannedItem } from '../workers/datapoint-body.ts';
-import { hintKey, type SeriesHints } from '../workers/datapoint-task.ts';
+import type { ValueType } from '../datapoints/types.ts';
+import type { SeriesTarget } from '../meta/series-targets.ts';
+import type { ScannedItemView, SeriesHints } from './datapoint-body-parser.ts';
 
 /** Hints kept per tenant (past it the tenant starts over), and tenants kept. */
 export const TARGET_HINTS_PER_TENANT_MAX = 4096;
@@ -14,6 +13,9 @@ export const TARGET_HINT_TENANTS_MAX = 1024;
 
 export class TargetHints {
   private readonly byTenant = new Map<string, Map<string, { seriesId: number; valueType: ValueType }>>();
+
+  /** `hintKey` is the workers' (DatapointBodyLayout.hintKey): hints are looked up by it there. */
+  constructor(private readonly hintKey: (item: ScannedItemView) => string) {}
 
   /** The tenant's hints as the worker takes them, or undefined when there are none. */
   hintsFor(tenant: string): SeriesHints | undefined {
@@ -29,7 +31,7 @@ export class TargetHints {
   }
 
   /** Remembers the resolved targets of a request's items (parallel arrays). */
-  learn(tenant: string, items: readonly ScannedItem[], targets: readonly (SeriesTarget | null)[]): void {
+  learn(tenant: string, items: readonly ScannedItemView[], targets: readonly (SeriesTarget | null)[]): void {
     let known = this.byTenant.get(tenant);
     if (!known) {
       if (this.byTenant.size >= TARGET_HINT_TENANTS_MAX) this.byTenant.delete(this.byTenant.keys().next().value as string);
@@ -37,7 +39,7 @@ export class TargetHints {
     }
     items.forEach((item, i) => {
       const target = targets[i];
-      const key = hintKey(item);
+      const key = this.hintKey(item);
       if (!target) {
         known.delete(key);
         return;

@@ -1,0 +1,35 @@
+// The delete use case (POST or DELETE /timeseries/data/delete): points of each named series in
+// [inclusiveBegin, exclusiveEnd), or all of them when both bounds are omitted. Visible to reads
+// at once; the write version recorded with the tombstone keeps a replayed older write from
+// bringing a deleted point back (datapoint-store.ts).
+import type { Static } from '@sinclair/typebox';
+import type { DatapointDeleteRequest } from '../../schemas/datapoints.ts';
+import { BadRequestError } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import { coalesceDeleteRanges } from '../datapoints/delete-ranges.ts';
+import type { DatapointStore } from '../datapoints/datapoint-store.ts';
+import { parseInstant } from '../datapoints/instant.ts';
+import { identifierOf } from '../records/identifiers.ts';
+import { resolveSeriesTargets, type SeriesTarget } from '../meta/series-targets.ts';
+import type { Queryable } from '../stores/queryable.ts';
+
+export interface DeleteDatapointsDeps {
+  /** PostgreSQL, where the series are resolved. */
+  db: Queryable;
+  store: DatapointStore;
+}
+
+/** Throws BadRequestError for a bad bound or an unknown series (SPEC: 400, not 404), ForbiddenError without a write grant. */
+export async function deleteDatapoints(access: Access, request: Static<typeof DatapointDeleteRequest>, deps: DeleteDatapointsDeps): Promise<void> {
+  const items = request.items;
+  const bounds = items.map((item, i) => ({ begin: parseInstant(item.inclusiveBegin, `items.${i}.inclusiveBegin`), end: parseInstant(item.exclusiveEnd, `items.${i}.exclusiveEnd`) }));
+  const { targets, missing } = await resolveSeriesTargets(deps.db, access, items.map(identifierOf), 'write');
+  if (missing.length > 0) {
+    throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
+  }
+  // One store write for every item, ranges of a series merged first: a 10 000-item delete of
+  // consecutive windows is one tombstone, which every later read binds.
+  await deps.store.deleteRanges(access.tenant, coalesceDeleteRanges(targets.map((target, i) => ({
+    seriesId: (target as SeriesTarget).seriesId, inclusiveBeginMs: bounds[i]?.begin, exclusiveEndMs: bounds[i]?.end,
+  }))));
+}

@@ -1,0 +1,117 @@
+// The insert use case (POST /timeseries/data): scan the raw body in a worker, resolve its series
+// (existence, grants), encode the values against their valueTypes, charge the quotas and append
+// to the ingest log; resolves once the points are durable (CONTRACT: 2xx means stored). Reading
+// the body and checking its Content-Type are the API's; the workers behind the parser port do
+// the per-point work.
+import type { FieldProblem } from '../errors.ts';
+import { BadRequestError, UnprocessableError } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import { mergeSameSeries } from '../datapoints/merge-series.ts';
+import type { IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import { unknownSeriesError } from '../datapoints/unknown-series.ts';
+import { identifierOf } from '../records/identifiers.ts';
+import type { SlabPool, Slab } from '../memory/slab-pool.ts';
+import { resolveSeriesTargets } from '../meta/series-targets.ts';
+import { timed, type Metrics } from '../metrics.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { Queryable } from '../stores/queryable.ts';
+import type { BodyScanProblem, BodyValueProblem, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
+import type { TargetHints } from './target-hints.ts';
+
+export interface InsertDatapointsDeps {
+  /** PostgreSQL, where the series are resolved. */
+  db: Queryable;
+  ingestLog: IngestLog;
+  parser: DatapointBodyParser;
+  layout: DatapointBodyLayout;
+  /** Shared memory for the scanned and encoded columns (slab-pool.ts). */
+  slabs: SlabPool;
+  targetHints: TargetHints;
+  quotas: Quotas;
+  metrics: Metrics;
+  mode: 'group-commit' | 'kafka';
+}
+
+/** `items[3].datapoints[7].value` (the workers' JSON path) as the API's field names: `items.3.datapoints.7.value`. */
+function fieldName(path: string): string {
+  return path.replace(/\[(\d+)\]/g, '.$1');
+}
+
+function scanProblems(errors: readonly BodyScanProblem[]): FieldProblem[] {
+  return errors.map((e) => ({
+    field: fieldName(e.field), message: e.message,
+    ...(e.itemIndex !== undefined ? { index: e.itemIndex } : {}),
+    ...(e.pointIndex !== undefined ? { pointIndex: e.pointIndex } : {}),
+    ...(e.limit !== undefined ? { limit: e.limit } : {}),
+  }));
+}
+
+function valueProblems(errors: readonly BodyValueProblem[]): FieldProblem[] {
+  return errors.map((e) => ({
+    field: fieldName(e.field), message: e.message, index: e.itemIndex, pointIndex: e.pointIndex, value: e.value, valueType: e.valueType, reason: e.reason,
+    ...(e.limit !== undefined ? { limit: e.limit } : {}),
+  }));
+}
+
+/**
+ * Inserts the points of one POST /timeseries/data body. `rawBody` may be pooled shared memory
+ * (valid until this resolves). Throws BadRequestError (shape, points cap), UnprocessableError
+ * (values against their valueType: nothing is written), NotFoundError after inserting the
+ * items whose series exist (SPEC), quota errors, OverloadedError when the workers are busy.
+ */
+export async function insertDatapoints(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps): Promise<void> {
+  // Announced while parsing, so the group commit can wait for this request to join it.
+  const appended = deps.ingestLog.expectAppend?.();
+  // The scanned and the encoded columns live in pooled shared memory until the points are
+  // durable (the insert copies them into its own columns); nothing is allocated per request.
+  const slabs: Slab[] = [];
+  try {
+    await insertDatapointsAnnounced(access, rawBody, deps, appended, slabs);
+  } finally {
+    appended?.();
+    for (const slab of slabs) slab.release();
+  }
+}
+
+async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps, appended: (() => void) | undefined, slabs: Slab[]): Promise<void> {
+  const scratch = deps.slabs.acquire(deps.layout.scanScratchBytes(rawBody.byteLength));
+  slabs.push(scratch);
+  // With what we last knew of this tenant's series, the worker encodes in the scan task too.
+  const hints = deps.targetHints.hintsFor(access.tenant);
+  const guessed = hints ? deps.slabs.acquire(deps.layout.speculativeOutputBytes(rawBody.byteLength)) : undefined;
+  if (guessed) slabs.push(guessed);
+  const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined);
+  if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned.errors));
+  const { targets, missing } = await resolveSeriesTargets(deps.db, access, scanned.items.map(identifierOf), 'write');
+  deps.targetHints.learn(access.tenant, scanned.items, targets);
+  const valueTypes = targets.map((t) => t?.valueType ?? null);
+  const seriesIds = targets.map((t) => t?.seriesId ?? null);
+  // The guess stands only if every item resolved to exactly the series and valueType assumed.
+  const guessRight = speculative !== undefined && valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]);
+  let encoded = guessRight ? speculative.encoded : undefined;
+  if (!encoded) {
+    const output = deps.slabs.acquire(deps.layout.encodeOutputBytes(scanned.pointCount, scanned.items.length));
+    slabs.push(output);
+    encoded = await deps.parser.encode(body, scanned, valueTypes, seriesIds, output.buffer);
+  }
+  const capErrors = encoded.errors.filter((e) => e.reason === 'points-cap');
+  if (capErrors.length > 0) throw new BadRequestError('Too many data points in one collection; split the batch', valueProblems(capErrors));
+  // SPEC: a value that does not parse against the valueType is a 422; nothing is written.
+  if (encoded.errors.length > 0) throw new UnprocessableError(`${encoded.errors.length} value(s) do not parse against their series' valueType`, valueProblems(encoded.errors));
+  const series = mergeSameSeries(encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0));
+  if (series.length > 0) {
+    let pointCount = 0;
+    let textCount = 0;
+    for (const s of series) {
+      pointCount += s.timestampMs.length;
+      if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
+    }
+    await deps.quotas.chargeDatapoints(access.tenant, pointCount, textCount);
+    const appending = deps.ingestLog.append({ tenant: access.tenant, series });
+    appended?.();
+    await timed(deps.metrics, 'ingest-log', 'append', () => appending);
+    deps.metrics.datapointsIngested.inc({ mode: deps.mode }, pointCount);
+  }
+  // SPEC: 404 when some targets are missing; the others are still inserted.
+  if (missing.length > 0) throw unknownSeriesError(missing, 'Some items were not inserted');
+}
