@@ -52,6 +52,24 @@ export interface IngestBatch {
 }
 
 /**
+ * A batch the ingest log has made durable, as its commit listeners get it (issue 7: the
+ * post-commit hook subscriptions stand on). Every listener of a commit gets the same object,
+ * on memory nobody else reuses, so it may be kept; nobody may modify it.
+ */
+export interface CommittedBatch {
+  readonly tenant: string;
+  /** The write version the batch was stored with (a later version wins a shared timestamp). */
+  readonly writeVersion: bigint;
+  readonly series: readonly Readonly<SeriesPoints>[];
+}
+
+/**
+ * Called once per committed batch, synchronously on the commit path: keep it short and move
+ * slow work elsewhere. A throw (or a rejected promise) is logged and never fails the commit.
+ */
+export type CommitListener = (batch: CommittedBatch) => void | Promise<void>;
+
+/**
  * The ingest log: in the embedded default a group-commit batcher in front of the store,
  * with KAFKA_BROKERS a Kafka producer. append() resolves only once the batch is durable
  * (CONTRACT: a 2xx means stored, or acked by Kafka with acks=all).
@@ -68,6 +86,12 @@ export interface IngestLog {
    * store (a log that acknowledges from its own durable file before the store has the points).
    */
   readBarrier?(): Promise<void>;
+  /**
+   * Optional: registers a listener for every batch once it is durable (for the group-commit
+   * log, at its acknowledgement); returns the unsubscribe. A log that hands batches to
+   * another process (Kafka) leaves this to that process's consumer (ingester.ts).
+   */
+  onCommitted?(listener: CommitListener): () => void;
   close(): Promise<void>;
 }
 

@@ -9,10 +9,12 @@
 // alternating one per insert paid it twice as often as needed (issue 3, ingest CPU). Two
 // inserts may run at once: a request parsed while an insert is being written goes into the
 // next one at once instead of waiting behind it (2 senders: 1.9M -> 2.7M points/s here).
+// Commit listeners (onCommitted, commit-listeners.ts) get each batch once it is durable.
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
-import type { IngestBatch, IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import type { CommitListener, IngestBatch, IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { IngestWal } from './ingest-wal.ts';
@@ -129,10 +131,23 @@ export class GroupCommitLog implements IngestLog {
   private acknowledgedThrough = 0;
   private barriers: { through: number; resolve: () => void }[] = [];
   private readonly log: Logger;
+  private readonly committed: CommitListeners;
   private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
 
   constructor(private readonly options: GroupCommitLogOptions) {
     this.log = (options.logger ?? rootLogger).child({ module: 'group-commit' });
+    this.committed = new CommitListeners(this.log);
+  }
+
+  /**
+   * Registers a listener for every batch once it is durable, which is when its append is
+   * acknowledged: with a write-ahead log once the log is synced (before the store has it:
+   * await readBarrier() before reading the store), without one once inserted. A refused or
+   * failed append is never passed. The listener gets a copy of its own, made only while some
+   * listener is registered. Returns the unsubscribe.
+   */
+  onCommitted(listener: CommitListener): () => void {
+    return this.committed.add(listener);
   }
 
   append(input: Omit<IngestBatch, 'writeVersion'>): Promise<void> {
@@ -185,6 +200,11 @@ export class GroupCommitLog implements IngestLog {
     }
     this.uninserted.add(sequence);
     this.acknowledgedThrough = Math.max(this.acknowledgedThrough, sequence);
+    // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
+    // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
+    // never before, and the insert's delay is not added to every notification. The copy is
+    // taken now, before the insert can give the slab of owned.batch back.
+    if (this.committed.active) this.committed.notify([committedCopy(owned.batch)]);
     const noop = () => undefined;
     this.queue.push({ batch: owned.batch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, release: owned.release });
     arrived();
@@ -332,6 +352,9 @@ export class GroupCommitLog implements IngestLog {
         this.counters.pointsCommitted += points;
         this.failuresInARow = 0;
         for (const pending of taken) pending.resolve();
+        // Without a write-ahead log the insert is the acknowledgement: listeners hear now, while
+        // the requests' memory is still theirs (their answers run after this turn).
+        if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch)));
         this.inserted(taken);
       } catch (cause) {
         this.counters.commitFailures++;

@@ -4,6 +4,7 @@
 // the next ingester of the group gets the batch again, so nothing is lost; a replay carries
 // the same versions (what lets the store drop duplicates and keep deletes). Method: the
 // librdkafka mock broker, a recording sink of the store's interface, polling with deadlines.
+// Commit listeners hear of each batch only once it is stored and its offsets committed.
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { logger } from '../log.ts';
 import { startKafkaMock, type KafkaMock } from '../testing/kafka-mock.ts';
 import { makeSeries, pointRows, pollUntil, RecordingSink, uniqueName } from '../testing/kafka-mock-fixtures.ts';
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { CommittedBatch, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
 import { startIngester, type Ingester, type IngesterOptions } from './ingester.ts';
 import { KafkaIngestLog } from './kafka-log.ts';
 
@@ -203,4 +204,37 @@ t.test('a message that is not a batch is skipped and logged; the partition moves
   await pollUntil('the good batch', () => sink.inserts.length > 0);
   t.equal(running.stats().corruptMessagesSkipped, 1);
   await pollUntil('both messages committed', async () => (await committedMessages(topic, groupId)) === 2);
+});
+
+t.test('commit listeners get each batch once it is stored and its offsets committed', async (t) => {
+  const topic = uniqueName('dp');
+  const groupId = uniqueName('group');
+  const log = await openLog(t, topic);
+  const expected = await writeSample(log, [uniqueName('tenant'), uniqueName('tenant')]);
+  const sink = new RecordingSink();
+  const running = await ingester(t, { topic, groupId, store: sink });
+  const heard: CommittedBatch[] = [];
+  const storedWhenHeard: boolean[] = [];
+  running.onCommitted(() => {
+    throw new Error('listener bug (test)'); // logged; the ingester goes on
+  });
+  const unsubscribe = running.onCommitted((batch) => {
+    const stored = new Set(sink.versionedRows());
+    storedWhenHeard.push(pointRows(batch.tenant, batch.series as SeriesPoints[]).every((row) => stored.has(`${row}|v${batch.writeVersion}`)));
+    heard.push(batch);
+  });
+  const rows = () => heard.flatMap((b) => pointRows(b.tenant, b.series as SeriesPoints[]));
+  await pollUntil('every point heard', () => rows().length >= expected.length);
+  t.same(rows().sort(), expected, 'exactly the appended points, every value type exact, chunks joined');
+  t.ok(storedWhenHeard.every(Boolean), 'each batch was in the store before its listeners heard of it');
+  t.equal(await committedMessages(topic, groupId), log.stats().messagesSent, 'and its offsets committed');
+  t.equal(new Set(heard.map((b) => b.writeVersion)).size, 3, 'with the write versions of the appends');
+  t.equal(running.stats().insertFailures, 0, 'a throwing listener fails nothing');
+
+  unsubscribe();
+  const tenant = uniqueName('tenant');
+  await log.append({ tenant, series: [makeSeries(9, 'FLOAT', 2)] });
+  await pollUntil('the later append stored', () => sink.rows().some((row) => row.startsWith(`${tenant}|9|`)));
+  await pollUntil('its commit', async () => (await committedMessages(topic, groupId)) === log.stats().messagesSent);
+  t.notOk(rows().some((row) => row.startsWith(`${tenant}|`)), 'nothing heard after unsubscribing');
 });

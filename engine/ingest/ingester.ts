@@ -3,10 +3,12 @@
 // write versions allow, and commits the partition's offset only after the store resolved.
 // A crash before the commit means redelivery; the store's writeVersion makes the replay
 // harmless (no duplicate, no resurrected delete). How the store writes is the store's job.
+// Commit listeners (onCommitted) get each fetched batch once it is stored and committed.
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import type { IngestBatch } from '../datapoints/types.ts';
+import type { CommitListener, IngestBatch } from '../datapoints/types.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { BatchCodecError, BatchCodecVersionError, decodeIngestBatch } from './batch-codec.ts';
+import { CommitListeners } from './commit-listeners.ts';
 import { mergeForInsert } from './kafka-batch-merge.ts';
 import { createKafkaClient } from './kafka-client.ts';
 import { TOPIC_DEFAULT } from './kafka-log.ts';
@@ -69,6 +71,13 @@ export interface IngesterStats {
 
 export interface Ingester {
   stats(): IngesterStats;
+  /**
+   * Registers a listener for every batch this ingester stored, once the partition's offset
+   * past it is committed (merged per tenant and write version, as inserted). A redelivery
+   * (a crash or rebalance between insert and commit) passes its batches again, with the same
+   * write versions. The batches are decoded copies the listener may keep. Returns the unsubscribe.
+   */
+  onCommitted(listener: CommitListener): () => void;
   /** Leaves the group without committing anything not inserted; waits for the batch in hand. */
   stop(): Promise<void>;
 }
@@ -174,6 +183,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     batchesFetched: 0, messagesConsumed: 0, insertsDone: 0, pointsInserted: 0, insertFailures: 0, commits: 0, corruptMessagesSkipped: 0, lagByPartition: {},
   };
   const signal = new StopSignal();
+  const committed = new CommitListeners(log);
   consumer.on(consumer.events.GROUP_JOIN, (event) => log.info({ groupId, assignment: event.payload.memberAssignment }, 'ingester joined the group'));
   consumer.on(consumer.events.CRASH, (event) => log.error({ err: event.payload.error, restart: event.payload.restart }, 'ingester consumer crashed'));
 
@@ -183,11 +193,12 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-    eachBatch: (payload) => ingestFetchedBatch(payload, { store: options.store, stats, signal, log, options }),
+    eachBatch: (payload) => ingestFetchedBatch(payload, { store: options.store, stats, signal, log, options, committed }),
   });
   log.info({ topic, groupId, brokers: options.brokers }, 'ingester started');
   return {
     stats: () => ({ ...stats, lagByPartition: { ...stats.lagByPartition } }),
+    onCommitted: (listener) => committed.add(listener),
     stop: () => stopIngester(consumer, signal, log, stats),
   };
 }
@@ -205,6 +216,7 @@ interface IngestContext {
   signal: StopSignal;
   log: Logger;
   options: IngesterOptions;
+  committed: CommitListeners;
 }
 
 /** One fetched partition batch: decode, insert (retrying), then commit and move on. */
@@ -241,6 +253,8 @@ async function ingestFetchedBatch(payload: EachBatchPayload, context: IngestCont
   await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: nextOffset }] }] });
   stats.commits++;
   stats.messagesConsumed += batch.messages.length;
+  // Stored and committed: a redelivery now needs a reset of the group, not a crash.
+  if (batches) context.committed.notify(batches);
   resolveOffset(batch.lastOffset());
   await heartbeat();
 }
