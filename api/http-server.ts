@@ -15,6 +15,8 @@ import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
+import { RequestBodyStream } from './streamed-body.ts';
+import { isStreamedReply, sendStreamedReply } from './streamed-reply.ts';
 import { compileValidator } from './validation.ts';
 
 export interface HttpDeps {
@@ -27,6 +29,8 @@ export interface HttpDeps {
   access(caller: Caller): Promise<Access>;
   /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError. */
   chargeIngestedBytes?(tenant: string, bytes: number): Promise<void>;
+  /** One limiter shared by REST and WebSocket routes (websocket-routes.ts); else mountRoutes makes its own. */
+  limiter?: RateLimiter;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -101,7 +105,7 @@ function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
 }
 
 export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps): void {
-  const limiter = new RateLimiter();
+  const limiter = deps.limiter ?? new RateLimiter();
   for (const route of routes) {
     const validate = route.body ? compileValidator(route.body) : undefined;
     const names = paramNames(route.path);
@@ -127,7 +131,14 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       const contentLength = lengthHeader ? Number(lengthHeader) : undefined;
       let tenant: string | undefined;
       const finish = (reply: Reply | ErrorReply, closeConnection = false) => {
-        send(res, state, reply, requestId, closeConnection);
+        // A streamed body left unread closes the connection (streamed-body.ts).
+        const unread = bodyStream?.detach() ?? false;
+        if (isStreamedReply(reply)) {
+          void sendStreamedReply(res, reply, {
+            requestId, clientGone: clientGone.signal, log: deps.log,
+            answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), requestId, true),
+          });
+        } else send(res, state, reply, requestId, closeConnection || unread);
         const labels = { route: route.path, method: route.method, status: String(reply.status) };
         deps.metrics.requests.inc(labels);
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
@@ -136,6 +147,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       // uWS drops body bytes that arrive while no onData handler is attached, so the body is
       // read from the first moment, alongside the token check and the grant lookup (both may
       // wait on I/O). Its memory goes back once the handler is done, whatever the outcome.
+      const bodyStream = route.streamBody ? new RequestBodyStream(res, clientGone.signal, deps.log, contentLength) : undefined;
       const reading = takesBody ? readBody(res, contentLength, bodyBytesMax, route.rawBodyPool, clientGone.signal) : undefined;
       reading?.catch(() => undefined); // settled below, or ignored when an earlier step answered
       const run = async () => {
@@ -181,7 +193,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           }
         }
         const reply = await route.handle({
-          caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined,
+          caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined, bodyStream,
           headers: { contentType, authorization }, requestId, log: deps.log,
         });
         finish(reply);

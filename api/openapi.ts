@@ -3,6 +3,7 @@
 // schemas go in as they are, minus TypeBox's symbol keys (which JSON drops anyway).
 import type { TSchema } from '@sinclair/typebox';
 import type { Route } from './route.ts';
+import { webSocketOperation, type WebSocketRoute } from './websocket-routes.ts';
 import { ERROR_CODES } from './problems.ts';
 
 export const API_VERSION = '0.3';
@@ -58,7 +59,7 @@ function responsesOf(route: Route): Record<string, unknown> {
   return out;
 }
 
-export function buildOpenApi(routes: Route[], info: { description: string }): Record<string, unknown> {
+export function buildOpenApi(routes: Route[], info: { description: string }, webSocketRoutes: readonly WebSocketRoute[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const operation: Record<string, unknown> = {
@@ -75,7 +76,14 @@ export function buildOpenApi(routes: Route[], info: { description: string }): Re
     };
     const bodySchema = route.body ?? route.rawBodySchema;
     if (bodySchema) operation['requestBody'] = { required: true, content: { 'application/json': { schema: plain(bodySchema) } } };
+    if (route.streamBody) {
+      operation['requestBody'] = { required: true, description: 'Streamed; no body size limit', content: { [route.bodyContentType ?? 'application/octet-stream']: { schema: { type: 'string', format: 'binary' } } } };
+    }
     (paths[route.path] ??= {})[route.method] = operation;
+  }
+  for (const route of webSocketRoutes) {
+    const { path, operation } = webSocketOperation(route);
+    (paths[path] ??= {})['get'] = operation;
   }
   return {
     openapi: '3.1.0',

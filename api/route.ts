@@ -5,6 +5,7 @@ import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import type { SlabPool } from '../engine/memory/slab-pool.ts';
 import type { Logger } from '../engine/log.ts';
+import type { RequestBodyStream } from './streamed-body.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -25,6 +26,8 @@ export interface RequestContext<Body = unknown> {
    * the handler's promise settles), else a buffer the handler owns (transferable).
    */
   rawBody?: Uint8Array;
+  /** The body as it arrives (routes with `streamBody`; see streamed-body.ts). */
+  bodyStream?: RequestBodyStream;
   headers: { contentType: string; authorization: string };
   requestId: string;
   log: Logger;
@@ -32,6 +35,7 @@ export interface RequestContext<Body = unknown> {
 
 export interface Reply {
   status: number;
+  /** JSON, or a string/bytes already serialised, or a StreamedBody (streamedReply() in streamed-reply.ts). */
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
@@ -62,6 +66,13 @@ export interface Route<Body = any> {
   rawBody?: boolean;
   /** Read the raw body into this pool's shared memory (the ingest path: no allocation per request). */
   rawBodyPool?: SlabPool;
+  /**
+   * Hand the body to the handler as it arrives (ctx.bodyStream), with no size cap: SPEC exempts
+   * `PUT /files`. Declare with streamedBodyRoute() (streamed-body.ts).
+   */
+  streamBody?: boolean;
+  /** Documented content type of a streamed body. @default application/octet-stream */
+  bodyContentType?: string;
   /** Documented body schema when rawBody is set. */
   rawBodySchema?: TSchema;
   /** Documentation of query parameters: name → schema. Handlers parse them. */
