@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { rawItemJson } from '../query/datapoint-json.ts';
-import { aggregate, latest, readRawJson } from './datapoint-read.ts';
+import { aggregate } from './datapoint-aggregate.ts';
+import { latest } from './datapoint-latest.ts';
+import { readRawJson } from './datapoint-read.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
 import type { AggregateName, RawReadOptions, SeriesPoints, SeriesRef } from './types.ts';
 

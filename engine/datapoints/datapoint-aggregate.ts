@@ -1,0 +1,161 @@
+// Data point aggregates (issue 3): per granularity bucket, from the rollup rows of clean hours
+// folded by the engine plus raw points where hours are dirty (or raw points alone for 1m), the
+// series' context (datapoint-read-context.ts) telling which. Requests alike share statements.
+import { BadRequestError } from '../errors.ts';
+import { AGGREGATES_LIMIT_MAX } from '../limits.ts';
+import { ColumnarParams } from '../stores/columnar-params.ts';
+import type { ColumnarStore } from '../stores/columnar.ts';
+import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
+import { divideRounded } from './datapoint-format.ts';
+import { assertLimit, clip, contextsOf, rangeList, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
+import { rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
+import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
+import type { Range, ReadContextCache } from './read-context-cache.ts';
+import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from './types.ts';
+
+const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
+
+/** count, sum, min, max of a bucket or an hour; sums and extremes exact for exact families. */
+interface Partial { n: number; s: number | bigint; lo: number | bigint; hi: number | bigint }
+interface PartialRow { series: string; a: string; n: string; s: string; lo: string; hi: string }
+
+function partialOf(row: PartialRow, exact: boolean): Partial {
+  const read = (text: string) => (exact ? BigInt(text === '' ? '0' : text) : Number(text === '' ? '0' : text));
+  return { n: Number(row.n), s: read(row.s), lo: read(row.lo), hi: read(row.hi) };
+}
+
+function addPartial(into: Partial | undefined, p: Partial): Partial {
+  if (!into) return { ...p };
+  return {
+    n: into.n + p.n,
+    s: (into.s as number) + (p.s as number),
+    lo: p.lo < into.lo ? p.lo : into.lo,
+    hi: p.hi > into.hi ? p.hi : into.hi,
+  };
+}
+
+function bucketOf(timestampMs: number, p: Partial, family: Family, options: AggregateOptions): AggregateBucket {
+  const bucket: AggregateBucket = { timestampMs };
+  for (const name of options.aggregates) {
+    if (name === 'COUNT') bucket.count = p.n;
+    if (name === 'SUM') bucket.sum = p.s;
+    if (name === 'MIN') bucket.min = p.lo;
+    if (name === 'MAX') bucket.max = p.hi;
+    // Decimals: exact at their scale; BIGINT and floats: a double, as averages are.
+    if (name === 'AVG') bucket.average = typeof p.s === 'bigint' && family !== 'int' ? divideRounded(p.s, BigInt(p.n)) : Number(p.s) / p.n;
+  }
+  return bucket;
+}
+
+export interface AggregateRequest {
+  series: SeriesRef;
+  options: AggregateOptions;
+}
+
+interface BucketRange { start: number; end: number; granularityMs: number }
+
+/** The bucket range of a request after alignment and cursor, or undefined when empty. */
+function aggregateRange(request: AggregateRequest): BucketRange | undefined {
+  const { series, options } = request;
+  assertLimit(options.limit, AGGREGATES_LIMIT_MAX);
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  const refused = shape.hasNumericAggregates ? [] : options.aggregates.filter((name) => name !== 'COUNT');
+  if (refused.length > 0) {
+    throw new BadRequestError(`${series.valueType} time series support only the COUNT aggregate`, [
+      { field: 'aggregates', message: `${refused.join(', ')} needs a numeric time series`, value: refused },
+    ]);
+  }
+  if (options.start > options.end) throw new BadRequestError('start must not be after end', [{ field: 'start', message: 'after end', value: options.start }]);
+  const granularityMs = GRANULARITY_MS[options.granularity];
+  const align = (ms: number) => ms - (((ms % granularityMs) + granularityMs) % granularityMs);
+  let start = align(options.start);
+  const end = align(options.end) === options.end ? options.end : align(options.end) + granularityMs;
+  if (options.cursor !== undefined) start = Math.max(start, decodeCursor(options.cursor, 'b'));
+  return start >= end || options.aggregates.length === 0 ? undefined : { start, end, granularityMs };
+}
+
+/**
+ * Partials per series and granularity bucket: rollup rows of clean hours folded to the
+ * granularity by the engine plus raw points of dirty hours (granularities of whole hours), or
+ * raw points alone (1m).
+ */
+async function bucketPartials(
+  store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange, cache?: ReadContextCache,
+): Promise<Map<number, Map<number, Partial>>> {
+  const shape = FAMILY_SHAPES[family];
+  const exact = shape.exactAggregates;
+  const fromRollup = range.granularityMs % ROLLUP_BUCKET_MS === 0;
+  // Rollup rows are kept only if nothing was written from here (the contexts) to their fetch.
+  const mark = cache?.begin();
+  const contexts = await contextsOf(store, tenant, ids, cache);
+  const rawRanges = new Map<number, Range[]>();
+  for (const id of ids) {
+    const ranges = fromRollup ? clip(contexts.get(id)?.dirty ?? [], range.start, range.end) : [[range.start, range.end] as Range];
+    if (ranges.length > 0) rawRanges.set(id, ranges);
+  }
+  const readRollups = async (): Promise<readonly PartialRow[]> => {
+    if (!fromRollup) return [];
+    // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
+    const key = rawRanges.size === 0 ? `${tenant}\u0000${family}:${range.start}:${range.end}:${range.granularityMs}:${ids.join(',')}` : undefined;
+    const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
+    if (cached) return cached;
+    const params = new ColumnarParams();
+    const hourly = range.granularityMs === ROLLUP_BUCKET_MS;
+    const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'), hourly);
+    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, ...(hourly ? {} : { granularity: range.granularityMs }) });
+    if (key !== undefined) cache?.setRollup(mark, key, rows);
+    return rows;
+  };
+  const readRawBuckets = async (): Promise<PartialRow[]> => {
+    if (rawRanges.size === 0) return [];
+    const tombstones = tombstonesIn(contexts.values(), range.start, range.end);
+    const params = new ColumnarParams();
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
+    return store.query<PartialRow>(sql, { ...params.values, granularity: fromRollup ? ROLLUP_BUCKET_MS : range.granularityMs, ...tombstoneParams(tombstones) });
+  };
+  const [rollupRows, rawRows] = await Promise.all([readRollups(), readRawBuckets()]);
+  const out = new Map<number, Map<number, Partial>>();
+  for (const row of [...rollupRows, ...rawRows]) {
+    const id = Number(row.series);
+    const hour = Number(row.a);
+    const bucket = hour - (((hour % range.granularityMs) + range.granularityMs) % range.granularityMs);
+    const buckets = out.get(id) ?? new Map<number, Partial>();
+    buckets.set(bucket, addPartial(buckets.get(bucket), partialOf(row, exact)));
+    out.set(id, buckets);
+  }
+  return out;
+}
+
+/**
+ * Aggregates of several series; requests of one family with the same range, granularity and
+ * limit share their statements (100 series cost about what one does). Results in request order.
+ */
+export async function aggregateMany(store: ColumnarStore, tenant: string, requests: readonly AggregateRequest[], cache?: ReadContextCache): Promise<AggregateResult[]> {
+  const results: AggregateResult[] = requests.map(() => ({ buckets: [] }));
+  const groups = new Map<string, { family: Family; range: BucketRange; limit: number; members: number[] }>();
+  requests.forEach((request, index) => {
+    const range = aggregateRange(request);
+    if (!range) return;
+    const family = familyOf(request.series.valueType);
+    const key = `${family}:${range.start}:${range.end}:${range.granularityMs}:${request.options.limit}`;
+    const group = groups.get(key) ?? { family, range, limit: request.options.limit, members: [] };
+    group.members.push(index);
+    groups.set(key, group);
+  });
+  await Promise.all([...groups.values()].map(async ({ family, range, limit, members }) => {
+    const ids = [...new Set(members.map((i) => (requests[i] as AggregateRequest).series.seriesId))];
+    const partials = await bucketPartials(store, tenant, family, ids, range, cache);
+    for (const index of members) {
+      const request = requests[index] as AggregateRequest;
+      const sorted = [...(partials.get(request.series.seriesId) ?? [])].filter(([, p]) => p.n > 0).sort((a, b) => a[0] - b[0]);
+      const buckets = sorted.slice(0, limit).map(([ms, p]) => bucketOf(ms, p, family, request.options));
+      const next = sorted[limit];
+      results[index] = next ? { buckets, nextCursor: encodeCursor('b', next[0]) } : { buckets };
+    }
+  }));
+  return results;
+}
+
+export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions, cache?: ReadContextCache): Promise<AggregateResult> {
+  return (await aggregateMany(store, tenant, [{ series, options }], cache))[0] as AggregateResult;
+}
