@@ -16,6 +16,15 @@ import { guardUws } from './uws-guard.ts';
  */
 export const STREAMED_BODY_QUEUE_BYTES_MAX = 1024 * 1024;
 
+/**
+ * uWS hands onData at most one receive buffer at a time (LIBUS_RECV_BUFFER_LENGTH, 512 KiB).
+ * Chunks are packed into buffers of this size, reused as the handler moves on, so a long body
+ * makes no garbage (2 GiB of fresh copies would leave RSS to the collector's mood).
+ */
+const CHUNK_BUFFER_BYTES = 512 * 1024;
+/** Reusable buffers kept per stream: the queue bound's worth, plus the one being filled. */
+const SPARE_BUFFERS_MAX = 4;
+
 /** The response was sent before the handler read the whole body (the connection is closed). */
 export class BodyDetachedError extends Error {
   constructor() {
@@ -29,15 +38,23 @@ interface Waiter {
 }
 
 /**
- * The body of one request as it arrives: `for await (const chunk of ctx.bodyStream)`. Each
- * chunk is a copy the handler owns. Iterable once. A client that leaves mid-body ends the
- * iteration with ClientGoneError; breaking out of the loop stops reading (the connection is
- * then closed once the handler answers).
+ * The body of one request as it arrives: `for await (const chunk of ctx.bodyStream)`. A chunk
+ * is lent: it stays valid until the handler asks for the next one (the loop's next turn), then
+ * its memory is reused; copy what you keep longer. Iterable once. A client that leaves
+ * mid-body ends the iteration with ClientGoneError; breaking out of the loop stops reading
+ * (the connection is then closed once the handler answers).
  */
 export class RequestBodyStream implements AsyncIterable<Uint8Array> {
   /** Body bytes received from the client so far (queued or handed out). */
   bytesReceived = 0;
+  /** The most bytes ever queued for the handler at once (the memory bound, observable). */
+  queuedBytesPeak = 0;
   private readonly queue: Uint8Array[] = [];
+  private readonly spare: ArrayBuffer[] = [];
+  private readonly pooled = new WeakSet<ArrayBuffer>();
+  private filling: ArrayBuffer | undefined;
+  private fillingUsed = 0;
+  private lent: Uint8Array | undefined;
   private queuedBytes = 0;
   private received = false;
   private failure: Error | undefined;
@@ -56,6 +73,11 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
     clientGone.addEventListener('abort', () => this.fail(new ClientGoneError()), { once: true });
     res.onData(guardUws(log, 'streamed body onData', (chunk: ArrayBuffer, isLast: boolean) => this.take(chunk, isLast),
       (error) => this.fail(new Error('reading the request body failed', { cause: error }))));
+  }
+
+  /** True while the client is paused because the handler is behind. */
+  get throttled(): boolean {
+    return this.paused;
   }
 
   /** True once the client has sent its last byte. */
@@ -88,12 +110,13 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
       return;
     }
     if (chunk.byteLength > 0) {
-      const copy = new Uint8Array(chunk.slice(0)); // uWS neuters chunk when this returns
+      const copy = this.copyOf(chunk, isLast); // uWS neuters chunk when this returns
       this.bytesReceived += copy.byteLength;
       if (this.waiter) this.handOut(copy);
       else {
         this.queue.push(copy);
         this.queuedBytes += copy.byteLength;
+        this.queuedBytesPeak = Math.max(this.queuedBytesPeak, this.queuedBytes);
       }
     }
     if (isLast) {
@@ -103,6 +126,43 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
       this.paused = true;
       this.res.pause();
     }
+  }
+
+  /**
+   * Copies a chunk into the buffer being filled (chunks are packed, so small ones do not each
+   * hold a whole buffer). Buffers come back in order as the handler moves past them.
+   */
+  private copyOf(chunk: ArrayBuffer, isLast: boolean): Uint8Array {
+    const bytes = chunk.byteLength;
+    const fits = this.filling !== undefined && this.fillingUsed + bytes <= CHUNK_BUFFER_BYTES;
+    if (bytes > CHUNK_BUFFER_BYTES || (!fits && isLast && this.spare.length === 0)) return new Uint8Array(chunk.slice(0));
+    if (!fits) {
+      this.filling = this.spare.pop() ?? this.newBuffer();
+      this.fillingUsed = 0;
+    }
+    const copy = new Uint8Array(this.filling as ArrayBuffer, this.fillingUsed, bytes);
+    copy.set(new Uint8Array(chunk));
+    this.fillingUsed += bytes;
+    return copy;
+  }
+
+  private newBuffer(): ArrayBuffer {
+    const buffer = new ArrayBuffer(CHUNK_BUFFER_BYTES);
+    this.pooled.add(buffer);
+    return buffer;
+  }
+
+  /** The handler is done with the chunk it was lent: a buffer no queued chunk uses serves again. */
+  private takeBack(): void {
+    const lent = this.lent;
+    this.lent = undefined;
+    if (!lent || !this.pooled.has(lent.buffer as ArrayBuffer)) return;
+    if (this.queue[0]?.buffer === lent.buffer) return; // later chunks sit in the same buffer
+    if (lent.buffer === this.filling) {
+      if (this.queue.length === 0) this.fillingUsed = 0; // nothing else lives in it: fill it again from the start
+      return;
+    }
+    if (this.spare.length < SPARE_BUFFERS_MAX) this.spare.push(lent.buffer as ArrayBuffer);
   }
 
   private fail(error: Error): void {
@@ -125,13 +185,16 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
   }
 
   private handOut(chunk: Uint8Array): void {
+    this.lent = chunk;
     this.takeWaiter().resolve({ done: false, value: chunk });
   }
 
   private next(): Promise<IteratorResult<Uint8Array>> {
+    this.takeBack();
     const chunk = this.queue.shift();
     if (chunk) {
       this.queuedBytes -= chunk.byteLength;
+      this.lent = chunk;
       this.resumeIfDrained();
       return Promise.resolve({ done: false, value: chunk });
     }
