@@ -2,14 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import {
   DataSetByIdsRequest, DataSetCollection, DataSetCreateRequest, DataSetListRequest, DataSetPage, DataSetUpdateRequest,
-  type DataSetCreate, type DataSetListRequest as ListBody, type DataSetUpdateItem,
 } from '../schemas/datasets.ts';
-import { DuplicateError, type Identifier } from '../engine/errors.ts';
-import { createDataSets, dataSetsByIds, listDataSets, updateDataSets } from '../engine/meta/datasets.ts';
-import { createLabels, deleteLabels, listLabels } from '../engine/meta/labels.ts';
+import type { DataSetEngine, LabelEngine } from '../engine/dataset-engine.ts';
 import { CAPS, EpochMs, Items, PagedResponse, ItemsResponse } from '../schemas/common.ts';
-import { noContent, ok, type Route } from './route.ts';
-import type { Services } from './services.ts';
+import { jsonRoute, noContent, ok, type Route } from './route.ts';
 
 const Label = Type.Object({
   externalId: Type.String(), name: Type.String(), description: Type.Optional(Type.String()), createdTime: EpochMs,
@@ -25,109 +21,80 @@ const LabelListRequest = Type.Object({
   cursor: Type.Optional(Type.String()),
 });
 
-export function dataSetRoutes(services: Services): Route[] {
-  const db = services.relational.pool;
+export function dataSetRoutes(datasets: DataSetEngine, labels: LabelEngine): Route[] {
   return [
-    {
+    jsonRoute({
       method: 'post', path: '/datasets/create', operationId: 'createDataSets', tag: 'Data sets',
       summary: 'Create data sets (all-or-nothing); a parent is linked by a BELONGS_TO edge',
       description: 'A root data set needs write access to every data set; a child needs write access to its parent. The parent may be created earlier in the same batch.',
       body: DataSetCreateRequest,
       responses: { 201: { description: 'created', schema: DataSetCollection }, 400: { description: 'unknown parent' }, 403: { description: 'no write grant' }, 409: { description: 'DuplicateError' }, 422: { description: 'field caps' } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        const items = (body as { items: DataSetCreate[] }).items;
-        await services.quotas.chargeNodes(access.tenant, items.length);
-        return ok({ items: await createDataSets(services.relational, access, items) }, 201);
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await datasets.create(access, body.items) }, 201),
+    }),
+    jsonRoute({
       method: 'post', path: '/datasets/list', operationId: 'listDataSets', tag: 'Data sets',
       summary: 'List readable data sets by id order, optionally by parent or externalId prefix',
       body: DataSetListRequest,
       responses: { 200: { description: 'a page', schema: DataSetPage } },
-      async handle({ caller, body }) {
-        const request = body as ListBody;
-        const access = await services.access(caller);
-        return ok(await listDataSets(db, access, { ...request.filter, limit: request.limit ?? 100, cursor: request.cursor }));
-      },
-    },
+      handle: async ({ access, body }) => ok(await datasets.list(access, body)),
+    }),
     {
       method: 'get', path: '/datasets', operationId: 'listDataSetsGet', tag: 'Data sets',
       summary: 'List readable data sets (GET form)',
       query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
       responses: { 200: { description: 'a page', schema: DataSetPage } },
-      async handle({ caller, query }) {
-        const access = await services.access(caller);
+      async handle({ access, query }) {
         const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 100) || 100));
-        return ok(await listDataSets(db, access, { limit, cursor: query.get('cursor') ?? undefined }));
+        return ok(await datasets.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
       },
     },
-    {
+    jsonRoute({
       method: 'post', path: '/datasets/byids', operationId: 'dataSetsByIds', tag: 'Data sets',
       summary: 'Retrieve data sets by id or externalId; misses and unreadable ones omitted',
       body: DataSetByIdsRequest,
       responses: { 200: { description: 'found data sets', schema: DataSetCollection } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        return ok({ items: await dataSetsByIds(db, access, (body as { items: Identifier[] }).items) });
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await datasets.byIds(access, body.items) }),
+    }),
+    jsonRoute({
       method: 'post', path: '/datasets/update', operationId: 'updateDataSets', tag: 'Data sets',
       summary: 'Update data sets (all-or-nothing), including re-parenting',
       body: DataSetUpdateRequest,
       responses: { 200: { description: 'after update', schema: DataSetCollection }, 400: { description: 'not found, cycle, set with setNull' }, 403: { description: 'no write grant' }, 409: { description: 'DuplicateError' } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        return ok({ items: await updateDataSets(services.relational, access, (body as { items: DataSetUpdateItem[] }).items) });
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await datasets.update(access, body.items) }),
+    }),
+    jsonRoute({
       method: 'post', path: '/labels/create', operationId: 'createLabels', tag: 'Labels',
       summary: 'Create labels (all-or-nothing)',
       body: Items(LabelCreate),
       responses: { 201: { description: 'created', schema: ItemsResponse(Label) }, 409: { description: 'DuplicateError' }, 422: { description: 'field caps' } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        await services.quotas.chargeNodes(access.tenant, (body as { items: unknown[] }).items.length);
-        const { created, duplicated } = await createLabels(db, access.tenant, (body as { items: { externalId: string; name?: string; description?: string }[] }).items);
-        if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
-        return ok({ items: created }, 201);
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await labels.create(access, body.items) }, 201),
+    }),
+    jsonRoute({
       method: 'post', path: '/labels/list', operationId: 'listLabels', tag: 'Labels',
       summary: 'List labels by externalId, optionally by prefix',
       body: LabelListRequest,
       responses: { 200: { description: 'a page', schema: PagedResponse(Label) } },
-      async handle({ caller, body }) {
-        const request = body as { filter?: { externalIdPrefix?: string }; limit?: number; cursor?: string };
-        const access = await services.access(caller);
-        return ok(await listLabels(db, access.tenant, { prefix: request.filter?.externalIdPrefix, limit: request.limit ?? 100, cursor: request.cursor }));
-      },
-    },
+      handle: async ({ access, body }) => ok(await labels.list(access, { prefix: body.filter?.externalIdPrefix, limit: body.limit, cursor: body.cursor })),
+    }),
     {
       method: 'get', path: '/labels', operationId: 'listLabelsGet', tag: 'Labels',
       summary: 'List labels (GET form)',
       query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
       responses: { 200: { description: 'a page', schema: PagedResponse(Label) } },
-      async handle({ caller, query }) {
-        const access = await services.access(caller);
+      async handle({ access, query }) {
         const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 100) || 100));
-        return ok(await listLabels(db, access.tenant, { limit, cursor: query.get('cursor') ?? undefined }));
+        return ok(await labels.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
       },
     },
-    {
+    jsonRoute({
       method: 'post', path: '/labels/delete', operationId: 'deleteLabels', tag: 'Labels',
       summary: 'Delete labels (idempotent); records keep the label strings they carry',
       body: Items(Type.Object({ externalId: Type.String({ minLength: 1, maxLength: CAPS.labelCharsMax }) })),
       responses: { 204: { description: 'deleted' } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        await deleteLabels(db, access.tenant, (body as { items: { externalId: string }[] }).items.map((i) => i.externalId));
+      async handle({ access, body }) {
+        await labels.delete(access, body.items.map((i) => i.externalId));
         return noContent();
       },
-    },
+    }),
   ];
 }

@@ -3,11 +3,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { TenantSettings } from '../schemas/config.ts';
-import { settingsFor } from '../engine/config.ts';
+import type { ServiceConfig } from '../engine/config.ts';
+import type { Engine } from '../engine/engine.ts';
 import { mintToken } from './auth.ts';
 import { ok, type Reply, type Route } from './route.ts';
-import type { Services } from './services.ts';
-import type { HealthCheck } from '../engine/health-check.ts';
 
 
 const TokenResponse = Type.Object({
@@ -39,7 +38,11 @@ function tokenRequest(raw: Uint8Array | undefined, contentType: string, authoriz
   return fields;
 }
 
-export function operationalRoutes(services: Services, checks: HealthCheck[], openapi: () => unknown, secret: () => string | undefined): Route[] {
+/** What the operational routes read of the engine: store pings, metrics, tenant settings. */
+export type OperationalEngine = Pick<Engine, 'healthChecks' | 'metrics' | 'settings'>;
+
+export function operationalRoutes(engine: OperationalEngine, config: Readonly<ServiceConfig>, openapi: () => unknown, secret: () => string | undefined): Route[] {
+  const checks = engine.healthChecks;
   return [
     {
       method: 'get', path: '/health', operationId: 'health', tag: 'Operations', public: true,
@@ -64,7 +67,7 @@ export function operationalRoutes(services: Services, checks: HealthCheck[], ope
       summary: 'Prometheus metrics',
       responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain', schema: Type.String() } },
       async handle() {
-        return { status: 200, body: await services.metrics.registry.metrics(), contentType: services.metrics.registry.contentType };
+        return { status: 200, body: await engine.metrics.registry.metrics(), contentType: engine.metrics.registry.contentType };
       },
     },
     {
@@ -76,7 +79,7 @@ export function operationalRoutes(services: Services, checks: HealthCheck[], ope
       async handle({ rawBody, headers }) {
         const fields = tokenRequest(rawBody, headers.contentType, headers.authorization);
         if (fields['grant_type'] !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'only client_credentials is supported');
-        const client = services.config.policy.oauthClients?.[fields['client_id'] ?? ''];
+        const client = config.policy.oauthClients?.[fields['client_id'] ?? ''];
         const key = secret();
         if (!client || !key || !sameSecret(client.clientSecret, fields['client_secret'] ?? '')) return oauthError(401, 'invalid_client', 'unknown client or wrong secret');
         const expiresIn = client.tokenTtlSeconds ?? 3600;
@@ -91,8 +94,8 @@ export function operationalRoutes(services: Services, checks: HealthCheck[], ope
       method: 'get', path: '/settings', operationId: 'tenantSettings', tag: 'Tenant settings',
       summary: "The caller's tenant settings in effect (rate limits, quotas, ceilings, WebSocket caps, files)",
       responses: { 200: { description: 'settings', schema: TenantSettings } },
-      async handle({ caller }) {
-        return ok(settingsFor(services.config, caller.tenant));
+      async handle({ access }) {
+        return ok(engine.settings(access.tenant));
       },
     },
   ];

@@ -1,35 +1,29 @@
-// Wires the service: configuration, stores, engine and routes on one uWebSockets.js app.
+// Wires the service: configuration, the engine (engine/engine.ts) with the parse workers as
+// its port, and the route families over the engine's facades on one uWebSockets.js app.
 // `startServer` is what `make run` and the tests call; it returns once the port is bound.
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import uws from 'uWebSockets.js';
 import { errorsBase, type ServiceConfig } from '../engine/config.ts';
-import { resolveAccess } from '../engine/grants/access.ts';
+import { PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoint-engine.ts';
+import { openEngine, type Engine } from '../engine/engine.ts';
+import type { DatapointBodyLayout } from '../engine/ingest/datapoint-body-parser.ts';
 import { logger } from '../engine/log.ts';
-import { openRelational, type RelationalStore } from '../engine/stores/relational.ts';
-import { migrate } from '../engine/stores/migrations.ts';
-import { TenantRegistry } from '../engine/tenants.ts';
-import { Quotas } from '../engine/quotas/quotas.ts';
-import { TableStats } from '../engine/meta/table-stats.ts';
-import { createAuthenticator } from './auth.ts';
-import { dataSetRoutes } from './datasets.ts';
-import { assertNativeUws, mountRoutes } from './http-server.ts';
-import { createMetrics } from '../engine/metrics.ts';
-import { buildOpenApi } from './openapi.ts';
-import { operationalRoutes } from './operational.ts';
-import type { HealthCheck } from '../engine/health-check.ts';
-import type { Route } from './route.ts';
-import type { Services } from './services.ts';
-import { timeseriesRoutes } from './timeseries.ts';
-import { unitRoutes } from './units.ts';
-import { openDatapointEngine, PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoint-engine.ts';
-import { datapointRoutes } from './datapoints.ts';
-import { availableParallelism } from 'node:os';
 import { createDatapointPool } from '../workers/datapoint-pool.ts';
 import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
 import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
+import { createAuthenticator } from './auth.ts';
+import { dataSetRoutes } from './datasets.ts';
+import { datapointRoutes } from './datapoints.ts';
+import { assertNativeUws, mountRoutes } from './http-server.ts';
+import { buildOpenApi } from './openapi.ts';
+import { operationalRoutes } from './operational.ts';
+import type { Route } from './route.ts';
+import { timeseriesRoutes } from './timeseries.ts';
+import { unitRoutes } from './units.ts';
 
 const log = logger.child({ module: 'server' });
 
@@ -37,11 +31,27 @@ export class StartupError extends Error {}
 
 export interface RunningServer {
   port: number;
-  services: Services;
+  /** The engine behind the routes (tests reach its stores through it). */
+  engine: Engine;
   routes: Route[];
-  /** The data point store, ingest log and workers (tests reach the store through it). */
+  /** engine.datapoints: the data point store, ingest log and workers (tests reach the store through it). */
   datapoints: DatapointEngine;
   close(): Promise<void>;
+}
+
+/** The workers' memory layout and hint keys, as the engine's ingest port takes them. */
+const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey };
+
+/** The route families over the engine's facades; ROLE=ingester serves only the operational ones. */
+function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: string | undefined): Route[] {
+  const routes: Route[] = [];
+  let openapi: unknown;
+  routes.push(...operationalRoutes(engine, config, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret));
+  // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
+  if (config.role !== 'ingester') {
+    routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
+  }
+  return routes;
 }
 
 /** DATA_DIR must exist and be writable; say so in one line otherwise. */
@@ -92,62 +102,29 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   // Bind the port first so a second instance fails fast, before it touches the stores.
   const app = uws.App();
   const { socket, port } = await listen(app, config.host, config.port);
-  let relational: RelationalStore | undefined;
-  let datapoints: DatapointEngine | undefined;
-  let wired: { quotas: Quotas; metrics: ReturnType<typeof createMetrics> } | undefined;
-  const engineForMetrics = () => datapoints as DatapointEngine;
+  let engine: Engine;
   try {
-    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    await migrate(relational);
-    const opened = relational;
-    const quotas = new Quotas(opened.counterPool, config);
-    const metrics = createMetrics({ ingestBacklog: () => engineForMetrics().ingestBacklog(), ingestMemory: () => engineForMetrics().slabs.stats(), rollupBacklog: () => engineForMetrics().store.rollupBacklog(), mergesRunning: () => engineForMetrics().store.mergesRunning() });
     // One parsing thread per core: the event loop mostly waits on the store meanwhile.
     const parser = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
-    datapoints = await openDatapointEngine(config, { relational: opened, quotas, metrics, parser, layout: { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey } });
-    wired = { quotas, metrics };
+    engine = await openEngine(config, { datapointBodyParser: parser, datapointBodyLayout: DATAPOINT_BODY_LAYOUT });
   } catch (error) {
     uws.us_listen_socket_close(socket);
-    await datapoints?.close().catch(() => undefined);
-    await relational?.close().catch(() => undefined);
     throw error;
   }
-  const store = relational;
-  const { quotas, metrics } = wired as NonNullable<typeof wired>;
-  const tenants = new TenantRegistry();
-  const services: Services = {
-    config, relational: store, metrics, quotas, nodeStats: new TableStats(store.pool, 'nodes'),
-    async access(caller) {
-      await tenants.ensure(store.pool, caller.tenant);
-      return resolveAccess(store.pool, caller);
-    },
-    onTimeSeriesDeleted(tenant, ids) {
-      datapoints?.purgeSeries(tenant, ids);
-    },
-  };
-  const checks: HealthCheck[] = [{ name: 'postgres', ping: () => store.ping() }, ...datapoints.healthChecks];
-  const routes: Route[] = [];
-  let openapi: unknown;
-  routes.push(...operationalRoutes(services, checks, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret));
-  // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
-  if (config.role !== 'ingester') {
-    routes.push(...timeseriesRoutes(services), ...datapointRoutes(datapoints), ...unitRoutes(), ...dataSetRoutes(services));
-  }
+  const routes = routesOf(config, engine, secret);
   mountRoutes(app, routes, {
-    config, auth, metrics, log, errorsBase: errorsBase(config), access: (caller) => services.access(caller),
-    chargeIngestedBytes: (tenant, bytes) => services.quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
+    config, auth, metrics: engine.metrics, log, errorsBase: errorsBase(config), access: (caller) => engine.access(caller),
+    chargeIngestedBytes: (tenant, bytes) => engine.chargeIngestedBytes(tenant, bytes),
   });
   log.info({ host: config.host, port, dataDir: config.dataDir, role: config.role }, 'serving');
-  const engine = datapoints;
   let closed = false;
   return {
-    port, services, routes, datapoints: engine,
+    port, engine, routes, datapoints: engine.datapoints,
     async close() {
       if (closed) return;
       closed = true;
       uws.us_listen_socket_close(socket);
       await engine.close();
-      await store.close();
       log.info('stopped');
     },
   };

@@ -171,7 +171,7 @@ t.test('delete: 204 without body, idempotent, unknown skipped, POST and DELETE',
 t.test('delete: a series that starts a relationship is refused; one that ends it is not', async (t) => {
   const { org, token } = tenant();
   const [start, end, plain] = await create(t, token, [{ externalId: 'start' }, { externalId: 'end' }, { externalId: 'plain' }]);
-  const pool = srv.server.services.relational.pool;
+  const pool = srv.server.engine.relational.pool;
   const typeId = await ensureRelationshipType(pool, org, 'FLOWS_TO');
   const { rows } = await pool.query<{ id: number }>(
     `INSERT INTO edges (tenant, id, start_id, end_id, type_id, created_time, last_updated_time)

@@ -3,15 +3,11 @@ import { Type } from '@sinclair/typebox';
 import {
   TimeSeriesByIdsRequest, TimeSeriesCollection, TimeSeriesCreateRequest, TimeSeriesDeleteRequest, TimeSeriesFilterRequest,
   TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
-  type TimeSeriesFilterRequest as FilterBody, type TimeSeriesSearchRequest as SearchBody, type TimeSeriesCreate, type TimeSeriesUpdateItem,
 } from '../schemas/timeseries.ts';
-import { BadRequestError, type Identifier } from '../engine/errors.ts';
-import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX, TIMESERIES_SEARCH_LIMIT_DEFAULT } from '../engine/limits.ts';
-import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from '../engine/meta/timeseries-write.ts';
-import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from '../engine/meta/timeseries-read.ts';
-import { pageJson } from '../engine/meta/timeseries-rows.ts';
-import { noContent, ok, type Route } from './route.ts';
-import type { Services } from './services.ts';
+import { BadRequestError } from '../engine/errors.ts';
+import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX } from '../engine/limits.ts';
+import type { TimeSeriesEngine } from '../engine/timeseries-engine.ts';
+import { jsonRoute, noContent, ok, type Route } from './route.ts';
 
 const TAG = 'Time series';
 
@@ -20,8 +16,7 @@ function plain400(message: string) {
   return { status: 400, body: message, contentType: 'text/plain; charset=utf-8' };
 }
 
-export function timeseriesRoutes(services: Services): Route[] {
-  const db = services.relational.pool;
+export function timeseriesRoutes(timeseries: TimeSeriesEngine): Route[] {
   return [
     {
       method: 'get', path: '/timeseries', operationId: 'listTimeSeries', tag: TAG,
@@ -33,7 +28,7 @@ export function timeseriesRoutes(services: Services): Route[] {
         cursor: { schema: Type.String(), description: 'nextCursor of the previous page' },
       },
       responses: { 200: { description: 'time series, newest first', schema: TimeSeriesPage }, 400: { description: 'bad limit or dataSetId (text/plain)', contentType: 'text/plain', schema: Type.String() } },
-      async handle({ caller, query }) {
+      async handle({ access, query }) {
         const rawLimit = query.get('limit');
         const limit = rawLimit === null ? TIMESERIES_LIST_LIMIT_DEFAULT : Number(rawLimit);
         if (!/^\d+$/.test(rawLimit ?? '1') || !Number.isInteger(limit) || limit < 1 || limit > TIMESERIES_LIST_LIMIT_MAX) {
@@ -43,35 +38,30 @@ export function timeseriesRoutes(services: Services): Route[] {
         if (rawDataSet !== null && (!/^\d+$/.test(rawDataSet) || !Number.isSafeInteger(Number(rawDataSet)))) {
           return plain400(`dataSetId must be a data set id (an integer up to 2^53-1), got "${rawDataSet}"`);
         }
-        const access = await services.access(caller);
-        const filter = rawDataSet !== null ? { dataSetId: { id: Number(rawDataSet) } } : undefined;
-        return ok(pageJson(await filterTimeSeriesJson(db, access, { filter, limit, cursor: query.get('cursor') ?? undefined })));
+        const dataSetId = rawDataSet !== null ? Number(rawDataSet) : undefined;
+        return ok(await timeseries.list(access, { dataSetId, limit, cursor: query.get('cursor') ?? undefined }));
       },
     },
     {
       method: 'get', path: '/timeseries/{id}', operationId: 'getTimeSeries', tag: TAG,
       summary: 'Get one time series by id',
       responses: { 200: { description: 'a collection of one', schema: TimeSeriesCollection }, 400: { description: 'id is not an integer' }, 404: { description: 'missing or not readable (indistinguishable)' } },
-      async handle({ caller, params }) {
+      async handle({ access, params }) {
         const id = Number(params['id']);
         if (!/^\d+$/.test(params['id'] ?? '') || !Number.isSafeInteger(id)) {
           throw new BadRequestError(`id must be an integer, got "${params['id']}"`, [{ field: 'id', message: 'not an integer', value: params['id'] }]);
         }
-        const access = await services.access(caller);
-        return ok({ items: [await getTimeSeries(db, access, id)] });
+        return ok({ items: [await timeseries.get(access, id)] });
       },
     },
-    {
+    jsonRoute({
       method: 'post', path: '/timeseries/byids', operationId: 'timeSeriesByIds', tag: TAG,
       summary: 'Retrieve time series by id or externalId; misses are silently omitted',
       body: TimeSeriesByIdsRequest,
       responses: { 200: { description: 'found time series, in request order', schema: TimeSeriesCollection }, 400: { description: 'invalid request' } },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        return ok(pageJson({ items: await timeSeriesByIdsJson(db, access, (body as { items: Identifier[] }).items) }));
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok(await timeseries.byIds(access, body.items)),
+    }),
+    jsonRoute({
       method: 'post', path: '/timeseries/create', operationId: 'createTimeSeries', tag: TAG,
       summary: 'Create time series (all-or-nothing)',
       body: TimeSeriesCreateRequest,
@@ -82,16 +72,9 @@ export function timeseriesRoutes(services: Services): Route[] {
         409: { description: 'DuplicateError listing `duplicated` externalIds' },
         422: { description: 'field caps (lengths, metadata, labels) exceeded' },
       },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        const items = (body as { items: TimeSeriesCreate[] }).items;
-        await services.quotas.chargeNodes(access.tenant, items.length);
-        const created = await createTimeSeries(services.relational, access, items);
-        services.nodeStats.noteWrites(created.length);
-        return ok({ items: created }, 201);
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await timeseries.create(access, body.items) }, 201),
+    }),
+    jsonRoute({
       method: 'post', path: '/timeseries/update', operationId: 'updateTimeSeries', tag: TAG,
       summary: 'Update time series with set / setNull / add / remove (all-or-nothing)',
       description: 'Verbs: `set`, `setNull: true`; `metadata` and `labels` also take `add` and `remove`. 400: no identifier, not found, `set` with `setNull`, `setNull` on name or externalId, a valueType change. 409: the new externalId is taken.',
@@ -100,35 +83,24 @@ export function timeseriesRoutes(services: Services): Route[] {
         200: { description: 'time series after update', schema: TimeSeriesCollection },
         400: { description: 'invalid update' }, 403: { description: 'no write grant' }, 409: { description: 'DuplicateError or ConflictError' }, 422: { description: 'field caps' },
       },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        return ok({ items: await updateTimeSeries(services.relational, access, (body as { items: TimeSeriesUpdateItem[] }).items) });
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok({ items: await timeseries.update(access, body.items) }),
+    }),
+    jsonRoute({
       method: 'post', path: '/timeseries/filter', operationId: 'filterTimeSeries', tag: TAG,
       summary: 'Filter time series with cursor paging',
       description: 'Fields AND-ed. `externalId`, `name`, `source`, `unit`, `unitExternalId` are pattern lists (`*` and `%` wildcards, `_` literal, case-insensitive; no wildcard = exact). `labels`: all must be present. `metadata`: every entry; null matches the key alone. Sort by one property; `id` is appended. Default: newest created first. The cursor is bound to its sort (a cursor from another sort is a 400).',
       body: TimeSeriesFilterRequest,
       responses: { 200: { description: 'a page', schema: TimeSeriesPage }, 400: { description: 'invalid filter, sort or cursor' } },
-      async handle({ caller, body }) {
-        const request = body as FilterBody;
-        const access = await services.access(caller);
-        return ok(pageJson(await filterTimeSeriesJson(db, access, { filter: request.filter, limit: request.limit ?? TIMESERIES_LIST_LIMIT_DEFAULT, sort: request.sort, cursor: request.cursor })));
-      },
-    },
-    {
+      handle: async ({ access, body }) => ok(await timeseries.filter(access, body)),
+    }),
+    jsonRoute({
       method: 'post', path: '/timeseries/search', operationId: 'searchTimeSeries', tag: TAG,
       summary: 'Fuzzy search over name, externalId and description, ranked by relevance',
       body: TimeSeriesSearchRequest,
       responses: { 200: { description: 'ranked by relevance, id as tie-break', schema: TimeSeriesCollection }, 400: { description: 'invalid request' } },
-      async handle({ caller, body }) {
-        const request = body as SearchBody;
-        const access = await services.access(caller);
-        return ok({ items: await searchTimeSeries(db, access, { search: request.search.query, filter: request.filter, limit: request.limit ?? TIMESERIES_SEARCH_LIMIT_DEFAULT }) });
-      },
-    },
-    ...(['post', 'delete'] as const).map((method): Route => ({
+      handle: async ({ access, body }) => ok({ items: await timeseries.search(access, body) }),
+    }),
+    ...(['post', 'delete'] as const).map((method) => jsonRoute({
       method, path: '/timeseries/delete', operationId: method === 'post' ? 'deleteTimeSeries' : 'deleteTimeSeriesWithDelete', tag: TAG,
       summary: 'Delete time series (idempotent); their data points are purged in the background',
       body: TimeSeriesDeleteRequest,
@@ -137,10 +109,8 @@ export function timeseriesRoutes(services: Services): Route[] {
         400: { description: 'a target starts a relationship or is bound to a subscription; `fields` name it' },
         403: { description: 'no write grant' }, 409: { description: 'ConflictError' },
       },
-      async handle({ caller, body }) {
-        const access = await services.access(caller);
-        const ids = await deleteTimeSeries(services.relational, access, (body as { items: Identifier[] }).items);
-        if (ids.length > 0) services.onTimeSeriesDeleted(access.tenant, ids);
+      async handle({ access, body }) {
+        await timeseries.delete(access, body.items);
         return noContent();
       },
     })),

@@ -1,0 +1,97 @@
+// The engine as the API sees it: openEngine opens the relational store (migrated), the data
+// point side and the per-area facades bound to them, and closes them together. Route modules
+// get a facade each; nothing outside engine/ holds a pool or a driver.
+import type { TenantSettings } from '../schemas/config.ts';
+import { settingsFor, type ServiceConfig } from './config.ts';
+import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts';
+import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './dataset-engine.ts';
+import { resolveAccess, type Access } from './grants/access.ts';
+import type { Caller } from './grants/claims.ts';
+import type { HealthCheck } from './health-check.ts';
+import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
+import { TableStats } from './meta/table-stats.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { Quotas } from './quotas/quotas.ts';
+import { migrate } from './stores/migrations.ts';
+import { openRelational, type RelationalStore } from './stores/relational.ts';
+import { TenantRegistry } from './tenants.ts';
+import { bindTimeSeriesEngine, type TimeSeriesEngine } from './timeseries-engine.ts';
+import { unitEngine, type UnitEngine } from './unit-engine.ts';
+
+/** What the engine is handed from outside engine/: the parse workers (workers/), behind their port. */
+export interface EnginePorts {
+  /** Owned by the engine from here: closed with it, or when opening fails. */
+  datapointBodyParser: DatapointBodyParser;
+  datapointBodyLayout: DatapointBodyLayout;
+}
+
+export interface Engine {
+  timeseries: TimeSeriesEngine;
+  datasets: DataSetEngine;
+  labels: LabelEngine;
+  units: UnitEngine;
+  datapoints: DatapointEngine;
+  /** Registers the tenant on first sight and resolves the caller's data set grants. */
+  access(caller: Caller): Promise<Access>;
+  /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError past it. */
+  chargeIngestedBytes(tenant: string, bytes: number): Promise<void>;
+  /** The tenant's settings in effect (config.ts settingsFor). */
+  settings(tenant: string): TenantSettings;
+  metrics: Metrics;
+  /** One per store: postgres, clickhouse. */
+  healthChecks: HealthCheck[];
+  /** For tests and tools that reach PostgreSQL directly; route modules never get it. */
+  relational: RelationalStore;
+  close(): Promise<void>;
+}
+
+export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts): Promise<Engine> {
+  let relational: RelationalStore | undefined;
+  let datapoints: DatapointEngine | undefined;
+  // The gauges read the data point side, opened below; /metrics is served only after that.
+  const metrics = createMetrics({
+    ingestBacklog: () => (datapoints as DatapointEngine).ingestBacklog(),
+    ingestMemory: () => (datapoints as DatapointEngine).slabs.stats(),
+    rollupBacklog: () => (datapoints as DatapointEngine).store.rollupBacklog(),
+    mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
+  });
+  let quotas: Quotas;
+  let parserHandedOver = false;
+  try {
+    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await migrate(relational);
+    quotas = new Quotas(relational.counterPool, config);
+    parserHandedOver = true;
+    datapoints = await openDatapointEngine(config, { relational, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
+  } catch (error) {
+    if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
+    await relational?.close().catch(() => undefined);
+    throw error;
+  }
+  return bindEngine(config, relational, datapoints, quotas, metrics);
+}
+
+function bindEngine(config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics): Engine {
+  const tenants = new TenantRegistry();
+  const nodeStats = new TableStats(relational.pool, 'nodes');
+  return {
+    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    datasets: bindDataSetEngine(relational, quotas),
+    labels: bindLabelEngine(relational, quotas),
+    units: unitEngine,
+    datapoints,
+    async access(caller) {
+      await tenants.ensure(relational.pool, caller.tenant);
+      return resolveAccess(relational.pool, caller);
+    },
+    chargeIngestedBytes: (tenant, bytes) => quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
+    settings: (tenant) => settingsFor(config, tenant),
+    metrics,
+    healthChecks: [{ name: 'postgres', ping: () => relational.ping() }, ...datapoints.healthChecks],
+    relational,
+    async close() {
+      await datapoints.close();
+      await relational.close();
+    },
+  };
+}
