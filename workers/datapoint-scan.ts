@@ -3,9 +3,12 @@
 // valid and error-free; anything else (a syntax or shape error, escaped keys, duplicate
 // `items`/`datapoints` keys, very deep unknown values) goes to the JSON.parse scanner, which
 // is the reference: both give identical ScannedBody values (property-tested).
+// Here: the body's structure (items, points, keys) and the columns' scratch; the canonical
+// point's word-at-a-time reader is datapoint-scan-canonical.ts, and whitespace, key comparison
+// and skipping unknown values json-bytes.ts.
 
 import { ColumnArena } from '../engine/memory/column-arena.ts';
-import { ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
+import { ITEMS_PER_REQUEST_MAX } from '../engine/limits.ts';
 import {
   type ScannedBody,
   type ScannedItem,
@@ -20,7 +23,11 @@ import {
   VALUE_KIND_STRING,
   VALUE_KIND_STRING_ENCODED,
 } from './datapoint-body.ts';
+import { POINT_BYTES_MIN, scanPointCanonical as canonicalPoint, type PointColumns } from './datapoint-scan-canonical.ts';
 import { scanDatapointBodyWithJsonParse } from './datapoint-scan-json.ts';
+import {
+  BAIL, bytesOf, isQuotedKeyAt as jsonIsQuotedKeyAt, matchesBytes as jsonMatchesBytes, skipValue as jsonSkipValue, skipWhitespace as jsonSkipWhitespace,
+} from './json-bytes.ts';
 import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text.ts';
 
 /**
@@ -47,12 +54,6 @@ export function scanDatapointBodyBytes(body: Uint8Array, scratch?: SharedArrayBu
   return scanner.result();
 }
 
-/** Thrown (not an Error: no stack to capture) to leave the fast path for the fallback. */
-const BAIL = { bail: true } as const;
-
-/** Smallest bytes a point can take: {"timestamp":1,"value":1} is 25. */
-const POINT_BYTES_MIN = 25;
-
 function pointCapacity(bodyBytes: number): number {
   return Math.floor(bodyBytes / POINT_BYTES_MIN) + 1;
 }
@@ -62,31 +63,15 @@ export function scanScratchBytes(bodyBytes: number): number {
   const capacity = pointCapacity(bodyBytes);
   return ColumnArena.bytesFor([capacity * 8, capacity * 8, capacity * 4, capacity * 4, capacity]);
 }
-/** Unknown values nested deeper than this go to the fallback (bounds the recursion). */
-const SKIP_DEPTH_MAX = 64;
 
-// Imported constants read in the per-point loops, as module constants: in the worker threads
+// Imported functions called in the per-point loops, as module constants: in the worker threads
 // tsx compiles these modules to CommonJS (piscina require()s the task), where each read of an
 // imported binding is a getter call (about a third of the workers' CPU, issue 3).
-const KIND_NUMBER = VALUE_KIND_NUMBER;
-const KIND_STRING = VALUE_KIND_STRING;
-const CANONICAL_TIMESTAMP_MIN = TIMESTAMP_MS_MIN;
-const CANONICAL_TIMESTAMP_MAX = TIMESTAMP_MS_MAX;
-
-/** scanPointCanonical's fixed bytes. */
-const CANONICAL_TIMESTAMP = bytesOf('{"timestamp":');
-const CANONICAL_VALUE = bytesOf(',"value":');
-/** Digits that make an exact integer in a double (10^15 < 2^53): Clinger's exact case. */
-const CANONICAL_DIGITS_MAX = 15;
-const POW10 = new Float64Array(CANONICAL_DIGITS_MAX + 1).map((_, i) => 10 ** i);
-/** The canonical keys as little-endian 32-bit words, compared four bytes at a time. */
-const littleEndianWord = (bytes: Uint8Array, at: number) => ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
-
-const TIMESTAMP_WORD_0 = littleEndianWord(CANONICAL_TIMESTAMP, 0);
-const TIMESTAMP_WORD_1 = littleEndianWord(CANONICAL_TIMESTAMP, 4);
-const TIMESTAMP_WORD_2 = littleEndianWord(CANONICAL_TIMESTAMP, 8);
-const VALUE_WORD_0 = littleEndianWord(CANONICAL_VALUE, 0);
-const VALUE_WORD_1 = littleEndianWord(CANONICAL_VALUE, 4);
+const scanPointCanonical = canonicalPoint;
+const skipWhitespace = jsonSkipWhitespace;
+const isQuotedKeyAt = jsonIsQuotedKeyAt;
+const matchesBytes = jsonMatchesBytes;
+const skipValue = jsonSkipValue;
 
 const KEY_ITEMS = bytesOf('items');
 const KEY_ID = bytesOf('id');
@@ -94,38 +79,8 @@ const KEY_EXTERNAL_ID = bytesOf('externalId');
 const KEY_DATAPOINTS = bytesOf('datapoints');
 const KEY_TIMESTAMP = bytesOf('timestamp');
 const KEY_VALUE = bytesOf('value');
-const LITERAL_TRUE = bytesOf('true');
-const LITERAL_FALSE = bytesOf('false');
-const LITERAL_NULL = bytesOf('null');
 
-function bytesOf(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
-}
-
-function skipWhitespace(b: Uint8Array, start: number, n: number): number {
-  let p = start;
-  while (p < n) {
-    const c = b[p]!;
-    if (c > 0x20 || (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)) break;
-    p++;
-  }
-  return p;
-}
-
-/** True when b holds "key" (with its quotes) at p. */
-function isQuotedKeyAt(b: Uint8Array, p: number, key: Uint8Array): boolean {
-  if (b[p] !== 0x22 || b[p + key.length + 1] !== 0x22) return false;
-  for (let i = 0; i < key.length; i++) if (b[p + 1 + i] !== key[i]) return false;
-  return true;
-}
-
-function matchesBytes(b: Uint8Array, start: number, length: number, expected: Uint8Array): boolean {
-  if (length !== expected.length) return false;
-  for (let i = 0; i < length; i++) if (b[start + i] !== expected[i]) return false;
-  return true;
-}
-
-class BytesScanner {
+class BytesScanner implements PointColumns {
   readonly b: Uint8Array;
   /** The body again, for reading four bytes at once (keys, groups of timestamp digits). */
   readonly words: DataView;
@@ -186,7 +141,7 @@ class BytesScanner {
         seenItems = true;
         p = this.scanItems(p);
       } else {
-        p = this.skipValue(p, 1);
+        p = skipValue(b, p, n, 1);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
@@ -263,7 +218,7 @@ class BytesScanner {
         externalId = decodeJsonString(b, p + 1, close - p - 1, this.stringFlags & 0x80 ? VALUE_KIND_STRING_ENCODED : VALUE_KIND_STRING);
         p = close + 1;
       } else {
-        p = this.skipValue(p, 2);
+        p = skipValue(b, p, n, 2);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
@@ -290,7 +245,7 @@ class BytesScanner {
 
   /** The hot loop: one { "timestamp": ..., "value": ... } straight into the columns. */
   scanPoint(start: number): number {
-    const canonicalEnd = this.scanPointCanonical(start);
+    const canonicalEnd = scanPointCanonical(this, start);
     if (canonicalEnd >= 0) return canonicalEnd;
     const { b, n } = this;
     if (b[start] !== 0x7b) throw BAIL;
@@ -353,7 +308,7 @@ class BytesScanner {
           p = end;
         }
       } else {
-        p = this.skipValue(p, 3);
+        p = skipValue(b, p, n, 3);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
@@ -368,135 +323,5 @@ class BytesScanner {
     this.valueOffset[i] = offset;
     this.valueBytes[i] = length;
     return p + 1;
-  }
-
-  /**
-   * The shape almost every client sends, `{"timestamp":<ms>,"value":"<decimal>"}` or with a
-   * JSON number value, without whitespace: matched byte by byte and parsed in one pass (about
-   * half the CPU of the general loop). Returns the index after the point, or -1 without side
-   * effects for anything else (signs other than a leading '-', exponents, more than 15
-   * digits, whitespace, other keys), which scanPoint then takes the general way. Values are
-   * the same doubles parseNumericText and scanJsonNumber give (Clinger's exact case).
-   */
-  scanPointCanonical(start: number): number {
-    const { b, n, words } = this;
-    // Both keys are compared a word at a time, and the timestamp read four digits at a time:
-    // SWAR on 32-bit words, with the same rules as byte by byte (issue 3: scanning is the
-    // longest step of an ingest request).
-    if (start + POINT_BYTES_MIN > n) return -1;
-    if (words.getUint32(start, true) !== TIMESTAMP_WORD_0 || words.getUint32(start + 4, true) !== TIMESTAMP_WORD_1
-      || words.getUint32(start + 8, true) !== TIMESTAMP_WORD_2 || b[start + 12] !== 0x3a) return -1;
-    let p = start + CANONICAL_TIMESTAMP.length;
-    let c = b[p]!;
-    if (c < 0x31 || c > 0x39) return -1;
-    let timestamp = 0;
-    const timestampStart = p;
-    while (p + 4 <= n) {
-      const word = words.getUint32(p, true);
-      // Four ASCII digits: every high nibble 3, and still 3 after adding 6 to every byte.
-      if ((word & 0xf0f0f0f0) !== 0x30303030 || ((word + 0x06060606) & 0xf0f0f0f0) !== 0x30303030) break;
-      const digits = word - 0x30303030;
-      const pairs = digits * 10 + (digits >>> 8); // bytes 0 and 2: the first and second pair of digits
-      timestamp = timestamp * 10000 + (pairs & 0xff) * 100 + ((pairs >>> 16) & 0xff);
-      p += 4;
-    }
-    while (p < n && (c = b[p]!) >= 0x30 && c <= 0x39) {
-      timestamp = timestamp * 10 + (c - 0x30);
-      p++;
-    }
-    if (p - timestampStart > CANONICAL_DIGITS_MAX || timestamp < CANONICAL_TIMESTAMP_MIN || timestamp > CANONICAL_TIMESTAMP_MAX) return -1;
-    if (p + CANONICAL_VALUE.length > n || words.getUint32(p, true) !== VALUE_WORD_0 || words.getUint32(p + 4, true) !== VALUE_WORD_1 || b[p + 8] !== 0x3a) return -1;
-    p += CANONICAL_VALUE.length;
-    const quoted = b[p] === 0x22;
-    if (quoted) p++;
-    const offset = p;
-    const negative = b[p] === 0x2d;
-    if (negative) p++;
-    const digitsStart = p;
-    let mantissa = 0;
-    while (p < n && (c = b[p]!) >= 0x30 && c <= 0x39) {
-      mantissa = mantissa * 10 + (c - 0x30);
-      p++;
-    }
-    const integerDigits = p - digitsStart;
-    // A JSON number has no leading zero; a numeric string may.
-    if (integerDigits === 0 || (!quoted && integerDigits > 1 && b[digitsStart] === 0x30)) return -1;
-    let fractionDigits = 0;
-    if (b[p] === 0x2e) {
-      p++;
-      while (p < n && (c = b[p]!) >= 0x30 && c <= 0x39) {
-        mantissa = mantissa * 10 + (c - 0x30);
-        fractionDigits++;
-        p++;
-      }
-      if (fractionDigits === 0) return -1;
-    }
-    if (integerDigits + fractionDigits > CANONICAL_DIGITS_MAX) return -1;
-    const length = p - offset;
-    if (quoted) {
-      if (b[p] !== 0x22) return -1;
-      p++;
-    }
-    if (b[p] !== 0x7d) return -1;
-    const magnitude = fractionDigits === 0 ? mantissa : mantissa / POW10[fractionDigits]!;
-    const i = this.pointCount++;
-    this.timestampMs[i] = timestamp;
-    this.valueKind[i] = quoted ? KIND_STRING : KIND_NUMBER;
-    this.numberValue[i] = negative ? -magnitude : magnitude;
-    this.valueOffset[i] = offset;
-    this.valueBytes[i] = length;
-    return p + 1;
-  }
-
-  /** Any JSON value (unknown keys), validated as strictly as JSON.parse would. */
-  skipValue(start: number, depth: number): number {
-    const { b, n } = this;
-    const c = b[start];
-    if (c === 0x22) return this.scanStringEnd(start) + 1;
-    if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
-      const end = scanJsonNumber(b, start, n);
-      if (end < 0) throw BAIL;
-      return end;
-    }
-    if (c === 0x74) return this.skipLiteral(start, LITERAL_TRUE);
-    if (c === 0x66) return this.skipLiteral(start, LITERAL_FALSE);
-    if (c === 0x6e) return this.skipLiteral(start, LITERAL_NULL);
-    if (depth > SKIP_DEPTH_MAX) throw BAIL;
-    if (c === 0x7b) return this.skipObject(start, depth);
-    if (c === 0x5b) return this.skipArray(start, depth);
-    throw BAIL;
-  }
-
-  skipLiteral(start: number, literal: Uint8Array): number {
-    if (!matchesBytes(this.b, start, literal.length, literal)) throw BAIL;
-    return start + literal.length;
-  }
-
-  skipObject(start: number, depth: number): number {
-    const { b, n } = this;
-    let p = skipWhitespace(b, start + 1, n);
-    if (b[p] === 0x7d) return p + 1;
-    for (;;) {
-      // Keys of unknown objects are never compared, so escapes in them are fine.
-      if (b[p] !== 0x22) throw BAIL;
-      p = skipWhitespace(b, this.scanStringEnd(p) + 1, n);
-      if (b[p] !== 0x3a) throw BAIL;
-      p = skipWhitespace(b, this.skipValue(skipWhitespace(b, p + 1, n), depth + 1), n);
-      if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
-      else if (b[p] === 0x7d) return p + 1;
-      else throw BAIL;
-    }
-  }
-
-  skipArray(start: number, depth: number): number {
-    const { b, n } = this;
-    let p = skipWhitespace(b, start + 1, n);
-    if (b[p] === 0x5d) return p + 1;
-    for (;;) {
-      p = skipWhitespace(b, this.skipValue(p, depth + 1), n);
-      if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
-      else if (b[p] === 0x5d) return p + 1;
-      else throw BAIL;
-    }
   }
 }
