@@ -7,7 +7,26 @@ import type { Access } from '../grants/access.ts';
 import { BELONGS_TO, ensureRelationshipType } from '../graph/relationship-types.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
+import { cursorCodec } from '../records/cursor-codec.ts';
+import { applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import { lookupNodes, identifierOf } from './node-lookup.ts';
+import {
+  DATA_SET_BELOW, DATA_SETS_BY_IDS, DELETE_PARENT_EDGE, INSERT_DATA_SET, INSERT_PARENT_EDGE, LIST_DATA_SETS, TAKEN_EXTERNAL_IDS, UPDATE_DATA_SET,
+} from './datasets.sql.ts';
+
+/** A list page resumes after the last data set id. */
+const isDataSetPosition = (state: unknown): state is number => Number.isSafeInteger(state) && (state as number) >= 0;
+const dataSetCursors = cursorCodec('datasets', 1, isDataSetPosition);
+
+/** Data set update verbs; externalId and name take `set` only (the schema allows nothing else). */
+const DATA_SET_UPDATE_RULES: UpdateRules = {
+  externalId: { shape: 'scalar', required: true },
+  name: { shape: 'scalar', required: true },
+  description: { shape: 'scalar' },
+  metadata: { shape: 'map' },
+  parentId: { shape: 'scalar' },
+  parentExternalId: { shape: 'scalar' },
+};
 
 interface DataSetRow {
   id: number;
@@ -20,17 +39,6 @@ interface DataSetRow {
   created_time: number;
   last_updated_time: number;
 }
-
-const SELECT_DATA_SETS = `
-SELECT n.id, n.external_id, n.name, n.description, n.metadata, n.created_time, n.last_updated_time,
-       p.id AS parent_id, p.external_id AS parent_external_id
-  FROM nodes n
-  LEFT JOIN LATERAL (
-    SELECT pn.id, pn.external_id FROM edges e
-      JOIN relationship_types rt ON rt.tenant = e.tenant AND rt.id = e.type_id AND rt.name = '${BELONGS_TO}'
-      JOIN nodes pn ON pn.tenant = e.tenant AND pn.id = e.end_id AND pn.kind = 'dataset'
-     WHERE e.tenant = n.tenant AND e.start_id = n.id LIMIT 1) p ON true
- WHERE n.tenant = $1 AND n.kind = 'dataset'`;
 
 function toDataSet(r: DataSetRow): DataSet {
   return {
@@ -46,16 +54,9 @@ const writable = (access: Access, id: number) => access.writable === null || acc
 
 async function setParent(db: Queryable, tenant: string, childId: number, parentId: number | null, now: number): Promise<void> {
   const typeId = await ensureRelationshipType(db, tenant, BELONGS_TO);
-  await db.query(
-    `DELETE FROM edges e USING nodes p WHERE e.tenant = $1 AND e.start_id = $2 AND e.type_id = $3 AND p.tenant = e.tenant AND p.id = e.end_id AND p.kind = 'dataset'`,
-    [tenant, childId, typeId],
-  );
+  await db.query(DELETE_PARENT_EDGE, [tenant, childId, typeId]);
   if (parentId === null) return;
-  await db.query(
-    `INSERT INTO edges (tenant, id, start_id, end_id, type_id, created_time, last_updated_time)
-     VALUES ($1, nextval('edge_id_seq'), $2, $3, $4, $5, $5)`,
-    [tenant, childId, parentId, typeId, now],
-  );
+  await db.query(INSERT_PARENT_EDGE, [tenant, childId, parentId, typeId, now]);
 }
 
 /** Resolves a parent reference (possibly created earlier in this batch) to an id. */
@@ -72,7 +73,7 @@ export async function createDataSets(store: RelationalStore, access: Access, ite
     const externalIds = items.map((i) => i.externalId);
     const seen = new Set<string>();
     const repeated = externalIds.filter((e) => (seen.has(e) ? true : (seen.add(e), false)));
-    const { rows: taken } = await tx.query<{ external_id: string }>('SELECT external_id FROM nodes WHERE tenant = $1 AND external_id = ANY($2::text[])', [tenant, externalIds]);
+    const { rows: taken } = await tx.query<{ external_id: string }>(TAKEN_EXTERNAL_IDS, [tenant, externalIds]);
     const duplicated = [...new Set([...taken.map((r) => r.external_id), ...repeated])];
     if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
     const ids: number[] = [];
@@ -82,16 +83,14 @@ export async function createDataSets(store: RelationalStore, access: Access, ite
       if (parentId === null && access.writable !== null) {
         throw new ForbiddenError('Creating a root data set needs write access to every data set (a "*" write grant or no datasets claim)');
       }
-      const { rows } = await tx.query<{ id: number }>(
-        `INSERT INTO nodes (tenant, id, kind, external_id, name, description, metadata, created_time, last_updated_time)
-         VALUES ($1, nextval('node_id_seq'), 'dataset', $2, $3, $4, $5::jsonb, $6, $6) RETURNING id`,
-        [tenant, item.externalId, item.name, item.description ?? null, JSON.stringify(item.metadata ?? {}), now],
-      );
+      const { rows } = await tx.query<{ id: number }>(INSERT_DATA_SET, [
+        tenant, item.externalId, item.name, item.description ?? null, JSON.stringify(item.metadata ?? {}), now,
+      ]);
       const id = (rows[0] as { id: number }).id;
       ids.push(id);
       await setParent(tx, tenant, id, parentId, now);
     }
-    const { rows } = await tx.query<DataSetRow>(`${SELECT_DATA_SETS} AND n.id = ANY($2::bigint[])`, [tenant, ids]);
+    const { rows } = await tx.query<DataSetRow>(DATA_SETS_BY_IDS, [tenant, ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => toDataSet(byId.get(id) as DataSetRow));
   });
@@ -101,29 +100,25 @@ export async function dataSetsByIds(db: Queryable, access: Access, identifiers: 
   const resolved = await lookupNodes(db, access.tenant, 'dataset', identifiers);
   const ids = [...new Set(resolved.flatMap((r) => (r.row && readable(access, r.row.id) ? [r.row.id] : [])))];
   if (ids.length === 0) return [];
-  const { rows } = await db.query<DataSetRow>(`${SELECT_DATA_SETS} AND n.id = ANY($2::bigint[])`, [access.tenant, ids]);
+  const { rows } = await db.query<DataSetRow>(DATA_SETS_BY_IDS, [access.tenant, ids]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => (byId.has(id) ? [toDataSet(byId.get(id) as DataSetRow)] : []));
 }
 
 export async function listDataSets(db: Queryable, access: Access, query: { parentIds?: number[]; externalIdPrefix?: string; limit: number; cursor?: string }): Promise<{ items: DataSet[]; nextCursor?: string }> {
-  const afterId = query.cursor ? Number(Buffer.from(query.cursor, 'base64url').toString('utf8')) : 0;
-  if (!Number.isSafeInteger(afterId) || afterId < 0) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
-  const { rows } = await db.query<DataSetRow>(
-    `${SELECT_DATA_SETS} AND n.id > $2
-       AND ($3::bigint[] IS NULL OR n.id = ANY($3::bigint[]))
-       AND ($4::bigint[] IS NULL OR p.id = ANY($4::bigint[]))
-       AND ($5::text IS NULL OR starts_with(n.external_id, $5))
-     ORDER BY n.id LIMIT $6`,
-    [access.tenant, afterId, access.readable === null ? null : [...access.readable], query.parentIds ?? null, query.externalIdPrefix ?? null, query.limit + 1],
-  );
+  const decoded = query.cursor ? dataSetCursors.decode(query.cursor) : { ok: true as const, state: 0 };
+  if (!decoded.ok) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
+  const afterId = decoded.state;
+  const { rows } = await db.query<DataSetRow>(LIST_DATA_SETS, [access.tenant, afterId, access.readable === null ? null : [...access.readable], query.parentIds ?? null, query.externalIdPrefix ?? null, query.limit + 1]);
   const page = rows.slice(0, query.limit).map(toDataSet);
   const last = page[page.length - 1];
-  return rows.length > query.limit && last ? { items: page, nextCursor: Buffer.from(String(last.id)).toString('base64url') } : { items: page };
+  return rows.length > query.limit && last ? { items: page, nextCursor: dataSetCursors.encode(last.id) } : { items: page };
 }
 
 export async function updateDataSets(store: RelationalStore, access: Access, items: DataSetUpdateItem[], now = Date.now()): Promise<DataSet[]> {
   const tenant = access.tenant;
+  const verbProblems = items.flatMap((item, index) => updateVerbProblems(item.update, DATA_SET_UPDATE_RULES, `items.${index}.update`, index));
+  if (verbProblems.length > 0) throw new BadRequestError(`Invalid update: ${verbProblems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, verbProblems);
   return store.transaction(async (tx) => {
     const resolved = await lookupNodes(tx, tenant, 'dataset', items.map(identifierOf), true);
     const missing = resolved.filter((r) => !r.row || !readable(access, r.row.id));
@@ -135,44 +130,35 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
       const row = resolved[index]?.row as NonNullable<(typeof resolved)[number]['row']>;
       if (!writable(access, row.id)) throw new ForbiddenError(`No write access to data set ${row.id}`, [row.id]);
       const u = item.update;
-      if (u.description?.set !== undefined && u.description.setNull === true) {
-        throw new BadRequestError('`set` and `setNull` cannot be combined', [{ field: `items.${index}.update.description`, index, message: 'set with setNull' }]);
-      }
       const parentSet = u.parentId?.set !== undefined || u.parentExternalId?.set !== undefined;
       if (parentSet && u.parentId?.setNull === true) {
         throw new BadRequestError('`set` and `setNull` cannot be combined', [{ field: `items.${index}.update.parentId`, index, message: 'set with setNull' }]);
       }
-      const metadata = u.metadata?.set ? { ...u.metadata.set } : { ...row.metadata, ...(u.metadata?.add ?? {}) };
-      for (const key of u.metadata?.remove ?? []) delete metadata[key];
+      const metadata = applyMapVerb(row.metadata, u.metadata);
       if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) {
         throw new UnprocessableError('Field caps exceeded after update', [{ field: `items.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` }]);
       }
       if (u.externalId?.set !== undefined && u.externalId.set !== row.external_id) {
-        const { rows: taken } = await tx.query('SELECT 1 FROM nodes WHERE tenant = $1 AND external_id = $2', [tenant, u.externalId.set]);
+        const { rows: taken } = await tx.query(TAKEN_EXTERNAL_IDS, [tenant, [u.externalId.set]]);
         if (taken.length > 0) throw new DuplicateError([{ externalId: u.externalId.set }]);
       }
-      await tx.query(
-        `UPDATE nodes SET external_id = $3, name = $4, description = $5, metadata = $6::jsonb, last_updated_time = $7 WHERE tenant = $1 AND id = $2`,
-        [tenant, row.id, u.externalId?.set ?? row.external_id, u.name?.set ?? row.name, u.description?.setNull ? null : (u.description?.set ?? row.description), JSON.stringify(metadata), now],
-      );
+      await tx.query(UPDATE_DATA_SET, [
+        tenant, row.id, applyScalarVerb(row.external_id, u.externalId), applyScalarVerb(row.name, u.name), applyScalarVerb(row.description, u.description), JSON.stringify(metadata), now,
+      ]);
       // An empty verb (`parentId: {}`) changes nothing, like every other field.
       if (parentSet || u.parentId?.setNull === true) {
         const parentId = u.parentId?.setNull ? null
           : await resolveParent(tx, tenant, { parentId: u.parentId?.set, parentExternalId: u.parentExternalId?.set }, 'update.parent', index);
         if (parentId !== null) {
           if (!writable(access, parentId)) throw new ForbiddenError(`No write access to parent data set ${parentId}`, [parentId]);
-          const { rows: below } = await tx.query<{ id: number }>(
-            `WITH RECURSIVE tree(id) AS (SELECT $2::bigint UNION
-               SELECT e.start_id FROM tree t JOIN edges e ON e.tenant = $1 AND e.end_id = t.id
-                 JOIN relationship_types rt ON rt.tenant = $1 AND rt.id = e.type_id AND rt.name = '${BELONGS_TO}')
-             SELECT id FROM tree WHERE id = $3`, [tenant, row.id, parentId]);
+          const { rows: below } = await tx.query<{ id: number }>(DATA_SET_BELOW, [tenant, row.id, parentId]);
           if (below.length > 0) throw new BadRequestError('A data set cannot belong to itself or to one of its descendants', [{ field: `items.${index}.update.parent`, index, message: 'cycle', value: parentId }]);
         }
         await setParent(tx, tenant, row.id, parentId, now);
       }
       ids.push(row.id);
     }
-    const { rows } = await tx.query<DataSetRow>(`${SELECT_DATA_SETS} AND n.id = ANY($2::bigint[])`, [tenant, ids]);
+    const { rows } = await tx.query<DataSetRow>(DATA_SETS_BY_IDS, [tenant, ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => toDataSet(byId.get(id) as DataSetRow));
   });

@@ -2,6 +2,12 @@
 // carrying a new label name creates the label.
 import { BadRequestError } from '../errors.ts';
 import type { Queryable } from '../stores/queryable.ts';
+import { cursorCodec } from '../records/cursor-codec.ts';
+import { DELETE_LABELS, ENSURE_LABELS, INSERT_LABELS, LIST_LABELS, TAKEN_LABELS } from './labels.sql.ts';
+
+/** A labels page resumes after the last externalId; it is bound into SQL, so no NUL. */
+const isLabelPosition = (state: unknown): state is string => typeof state === 'string' && !state.includes('\u0000');
+const labelCursors = cursorCodec('labels', 1, isLabelPosition);
 
 export interface Label {
   externalId: string;
@@ -14,12 +20,7 @@ export interface Label {
 export async function ensureLabels(db: Queryable, tenant: string, names: Iterable<string>, now = Date.now()): Promise<void> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return;
-  await db.query(
-    `INSERT INTO labels (tenant, external_id, name, created_time)
-     SELECT $1, n, n, $3 FROM unnest($2::text[]) AS n
-     ON CONFLICT (tenant, external_id) DO NOTHING`,
-    [tenant, unique, now],
-  );
+  await db.query(ENSURE_LABELS, [tenant, unique, now]);
 }
 
 interface LabelRow { external_id: string; name: string; description: string | null; created_time: number }
@@ -33,32 +34,24 @@ export async function createLabels(db: Queryable, tenant: string, items: { exter
   const externalIds = items.map((i) => i.externalId);
   const seen = new Set<string>();
   const repeated = externalIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
-  const { rows } = await db.query<{ external_id: string }>('SELECT external_id FROM labels WHERE tenant = $1 AND external_id = ANY($2::text[])', [tenant, externalIds]);
+  const { rows } = await db.query<{ external_id: string }>(TAKEN_LABELS, [tenant, externalIds]);
   const duplicated = [...new Set([...rows.map((r) => r.external_id), ...repeated])];
   if (duplicated.length > 0) return { created: [], duplicated };
-  const inserted = await db.query<LabelRow>(
-    `INSERT INTO labels (tenant, external_id, name, description, created_time)
-     SELECT $1, e, coalesce(n, e), d, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS t(e, n, d)
-     RETURNING external_id, name, description, created_time`,
-    [tenant, externalIds, items.map((i) => i.name ?? null), items.map((i) => i.description ?? null), now],
-  );
+  const inserted = await db.query<LabelRow>(INSERT_LABELS, [
+    tenant, externalIds, items.map((i) => i.name ?? null), items.map((i) => i.description ?? null), now,
+  ]);
   return { created: inserted.rows.map(toLabel), duplicated: [] };
 }
 
 export async function listLabels(db: Queryable, tenant: string, opts: { prefix?: string; limit: number; cursor?: string }): Promise<{ items: Label[]; nextCursor?: string }> {
-  const after = opts.cursor ? Buffer.from(opts.cursor, 'base64url').toString('utf8') : '';
-  if (after.includes('\u0000')) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
-  const { rows } = await db.query<LabelRow>(
-    `SELECT external_id, name, description, created_time FROM labels
-      WHERE tenant = $1 AND external_id > $2 AND ($3::text IS NULL OR starts_with(external_id, $3))
-      ORDER BY external_id LIMIT $4`,
-    [tenant, after, opts.prefix ?? null, opts.limit + 1],
-  );
+  const decoded = opts.cursor ? labelCursors.decode(opts.cursor) : { ok: true as const, state: '' };
+  if (!decoded.ok) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
+  const { rows } = await db.query<LabelRow>(LIST_LABELS, [tenant, decoded.state, opts.prefix ?? null, opts.limit + 1]);
   const page = rows.slice(0, opts.limit).map(toLabel);
   const last = page[page.length - 1];
-  return rows.length > opts.limit && last ? { items: page, nextCursor: Buffer.from(last.externalId).toString('base64url') } : { items: page };
+  return rows.length > opts.limit && last ? { items: page, nextCursor: labelCursors.encode(last.externalId) } : { items: page };
 }
 
 export async function deleteLabels(db: Queryable, tenant: string, externalIds: string[]): Promise<void> {
-  await db.query('DELETE FROM labels WHERE tenant = $1 AND external_id = ANY($2::text[])', [tenant, externalIds]);
+  await db.query(DELETE_LABELS, [tenant, externalIds]);
 }

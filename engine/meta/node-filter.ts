@@ -1,51 +1,23 @@
-// WHERE clauses over the shared node table that every filter of nodes needs: the tenant and
-// kind, the readable data sets, and SPEC's pattern, label, metadata and time-range rules.
+// The filters of nodes every node family needs: the readable data sets and SPEC's
+// `dataSetId` rule (entries by id or externalId, descendants included). The WHERE-clause
+// builders are in node-filter.sql.ts, the pattern compiler in engine/records/patterns.ts.
 import type { SqlParams } from '../stores/sql-params.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { readableIds, type Access } from '../grants/access.ts';
 import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
-import { asList, patternToIlike } from './patterns.ts';
+import { asList, patternPredicate } from '../records/patterns.ts';
+import { and, inPredicate, labelsPredicate as labelsListPredicate, metadataPredicate, rangePredicate, readableIdsPredicate, tenantKind } from './node-filter.sql.ts';
 
-export function tenantKind(params: SqlParams, tenant: string, kind: 'timeseries' | 'dataset' | 'resource'): string {
-  return `tenant = ${params.bind(tenant)} AND kind = ${params.bind(kind)}`;
-}
+export { and, inPredicate, metadataPredicate, patternPredicate, rangePredicate, tenantKind };
 
 /** Unreadable records behave as missing (SPEC Authentication 6). */
 export function readablePredicate(params: SqlParams, access: Access, column = 'data_set_id'): string | undefined {
-  const ids = readableIds(access);
-  return ids === null ? undefined : `(${column} IS NULL OR ${column} = ANY(${params.bind(ids)}::bigint[]))`;
+  return readableIdsPredicate(params, readableIds(access), column);
 }
 
-export function patternPredicate(params: SqlParams, column: string, patterns: string | string[] | undefined): string | undefined {
-  const list = asList(patterns);
-  if (!list) return undefined;
-  if (list.length === 0) return 'false';
-  // lower() LIKE lower() rather than ILIKE: a btree on lower(column) text_pattern_ops serves
-  // a pattern's literal prefix (migration 003), which ILIKE cannot use.
-  return `(${list.map((p) => `lower(${column}) LIKE lower(${params.bind(patternToIlike(p))})`).join(' OR ')})`;
-}
-
+/** SPEC: `labels` (bare value or array): all must be present. */
 export function labelsPredicate(params: SqlParams, labels: string | string[] | undefined): string | undefined {
-  const list = asList(labels);
-  return list && list.length > 0 ? `labels @> ${params.bind(list)}::text[]` : undefined;
-}
-
-export function metadataPredicate(params: SqlParams, metadata: Record<string, string | null> | undefined): string | undefined {
-  if (!metadata) return undefined;
-  const parts: string[] = [];
-  const pairs = Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== null));
-  const keysOnly = Object.entries(metadata).filter(([, v]) => v === null).map(([k]) => k);
-  if (Object.keys(pairs).length > 0) parts.push(`metadata @> ${params.bind(JSON.stringify(pairs))}::jsonb`);
-  if (keysOnly.length > 0) parts.push(`metadata ?& ${params.bind(keysOnly)}::text[]`);
-  return parts.length ? parts.join(' AND ') : undefined;
-}
-
-export function rangePredicate(params: SqlParams, column: string, range: { min?: number; max?: number } | undefined): string | undefined {
-  if (!range) return undefined;
-  const parts: string[] = [];
-  if (range.min !== undefined) parts.push(`${column} >= ${params.bind(range.min)}`);
-  if (range.max !== undefined) parts.push(`${column} <= ${params.bind(range.max)}`);
-  return parts.length ? parts.join(' AND ') : undefined;
+  return labelsListPredicate(params, asList(labels));
 }
 
 export type DataSetRef = { id: number } | { externalId: string };
@@ -62,12 +34,4 @@ export async function resolveDataSetFilter(db: Queryable, access: Access, refs: 
   if (ids.length === 0 && externalIds.length === 0) return [];
   const { rows } = await db.query<{ id: number }>(DESCENDANT_DATA_SETS, [access.tenant, ids, externalIds]);
   return rows.map((r) => r.id).filter((id) => access.readable === null || access.readable.has(id));
-}
-
-export function inPredicate(params: SqlParams, column: string, values: number[] | undefined): string | undefined {
-  return values === undefined ? undefined : `${column} = ANY(${params.bind(values)}::bigint[])`;
-}
-
-export function and(parts: (string | undefined)[]): string {
-  return parts.filter((p): p is string => p !== undefined).join(' AND ');
 }

@@ -1,4 +1,4 @@
-import { NODE_COLUMNS } from './timeseries-rows.ts';
+import { NODE_COLUMNS } from './timeseries-rows.sql.ts';
 
 /** Nodes of one kind by ids or externalIds ($1 tenant, $2 kind, $3 ids, $4 externalIds). */
 export const LOOKUP_NODES = `

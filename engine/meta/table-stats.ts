@@ -5,6 +5,7 @@
 
 import type { Queryable } from '../stores/queryable.ts';
 import { logger } from '../log.ts';
+import { analyzeSql, type AnalyzedTable } from './table-stats.sql.ts';
 
 /** Rows written since the last ANALYZE that make one worthwhile. */
 export const ANALYZE_ROWS_MIN = 5_000;
@@ -19,7 +20,7 @@ export class TableStats {
   private running = false;
   private deferred: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Queryable, private readonly table: 'nodes' | 'edges') {}
+  constructor(private readonly db: Queryable, private readonly table: AnalyzedTable) {}
 
   /**
    * Counts written rows; runs ANALYZE in the background when enough piled up, at most once
@@ -40,7 +41,7 @@ export class TableStats {
     this.running = true;
     this.rowsSince = 0;
     this.lastRunMs = now;
-    this.db.query(`ANALYZE ${this.table}`)
+    this.db.query(analyzeSql(this.table))
       .catch((error: unknown) => log.warn({ reason: (error as Error).message, table: this.table }, 'ANALYZE failed'))
       .finally(() => { this.running = false; });
   }

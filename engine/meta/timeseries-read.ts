@@ -2,7 +2,8 @@
 // fuzzy search. Unreadable records behave as missing everywhere.
 import type { TimeSeries, TimeSeriesFilter } from '../../schemas/timeseries.ts';
 import { BadRequestError, NotFoundError, type Identifier } from '../errors.ts';
-import { canRead, type Access } from '../grants/access.ts';
+import { canRead, readableIds, type Access } from '../grants/access.ts';
+import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
 import { VALUE_TYPES } from '../datapoints/types.ts';
@@ -12,8 +13,9 @@ import {
   and, inPredicate, labelsPredicate, metadataPredicate, patternPredicate, rangePredicate, readablePredicate, resolveDataSetFilter, tenantKind,
   type DataSetRef,
 } from './node-filter.ts';
-import { asList } from './patterns.ts';
-import { NODE_COLUMNS, TIMESERIES_JSON, toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
+import { asList } from '../records/patterns.ts';
+import { toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
+import { filterPageSql, searchSql, TIMESERIES_BY_IDS_JSON } from './timeseries-read.sql.ts';
 
 /** Sort allow-list (STYLE §7): SPEC property → column. */
 const SORT_COLUMNS: Record<string, SortColumn> = {
@@ -36,35 +38,36 @@ export async function getTimeSeries(db: Queryable, access: Access, id: number): 
   return toTimeSeries(found.row);
 }
 
+interface JsonRow {
+  id: number;
+  external_id: string;
+  j: string;
+}
+
+/** Time series as JSON texts, readable ones only: the resolver's family for byids. */
+const timeSeriesJsonFamily = (access: Access): RecordFamily<JsonRow> => ({
+  async fetch(db, tenant, ids, externalIds) {
+    const { rows } = await db.query<JsonRow>(TIMESERIES_BY_IDS_JSON, [tenant, readableIds(access), ids, externalIds]);
+    return rows;
+  },
+  idOf: (row) => row.id,
+  externalIdOf: (row) => row.external_id,
+});
+
 /**
- * Misses and unreadable ones are silently omitted; order follows the request; an identifier
- * giving both id and externalId of different records is a 400. Records come as JSON texts.
+ * Misses and unreadable ones are silently omitted; order follows the request; a record named
+ * twice comes once; an identifier giving both id and externalId of different records is a
+ * 400. Records come as JSON texts.
  */
 export async function timeSeriesByIdsJson(db: Queryable, access: Access, identifiers: Identifier[]): Promise<string[]> {
-  const ids = identifiers.filter((i) => i.id !== undefined).map((i) => i.id as number);
-  const externalIds = identifiers.filter((i) => i.externalId !== undefined).map((i) => i.externalId as string);
-  const params = new SqlParams();
-  const where = and([
-    tenantKind(params, access.tenant, 'timeseries'),
-    readablePredicate(params, access),
-    `(id = ANY(${params.bind(ids)}::bigint[]) OR external_id = ANY(${params.bind(externalIds)}::text[]))`,
-  ]);
-  const { rows } = await db.query<{ id: number; external_id: string; j: string }>(`SELECT id, external_id, ${TIMESERIES_JSON} AS j FROM nodes WHERE ${where}`, params.values);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
+  const resolved = await resolveIdentifiers(timeSeriesJsonFamily(access), db, access.tenant, identifiers);
   const seen = new Set<number>();
   const out: string[] = [];
-  identifiers.forEach((identifier, index) => {
-    const row = identifier.id !== undefined ? byId.get(identifier.id) : byExternalId.get(identifier.externalId as string);
-    if (row && identifier.id !== undefined && identifier.externalId !== undefined && row.external_id !== identifier.externalId) {
-      throw new BadRequestError(`items[${index}]: id ${identifier.id} and externalId "${identifier.externalId}" name different records`, [
-        { field: `items.${index}`, index, message: 'id and externalId name different records' },
-      ]);
-    }
-    if (!row || seen.has(row.id)) return;
+  for (const { row } of resolved) {
+    if (!row || seen.has(row.id)) continue;
     seen.add(row.id);
     out.push(row.j);
-  });
+  }
   return out;
 }
 
@@ -119,14 +122,8 @@ export async function filterTimeSeriesJson(db: Queryable, access: Access, query:
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
   const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
-  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(
-    // The page is chosen first and only its rows are turned into JSON (PostgreSQL would
-    // otherwise build the JSON of every matching row before sorting).
-    `SELECT id, ${col.column} AS sort_value, ${TIMESERIES_JSON} AS j
-       FROM (SELECT * FROM nodes WHERE ${and([where, keyset])} ORDER BY ${orderBy(col, sort.order)} LIMIT ${params.bind(query.limit + 1)}) AS page
-      ORDER BY ${orderBy(col, sort.order)}`,
-    params.values,
-  );
+  const sql = filterPageSql(and([where, keyset]), col.column, orderBy(col, sort.order), params.bind(query.limit + 1));
+  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(sql, params.values);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   const items = page.map((r) => r.j);
@@ -142,19 +139,7 @@ export async function filterTimeSeriesJson(db: Queryable, access: Access, query:
 export async function searchTimeSeries(db: Queryable, access: Access, query: { search: string; filter?: TimeSeriesFilter; limit: number }): Promise<TimeSeries[]> {
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  const q = params.bind(query.search.toLowerCase());
-  const doc = `lower(coalesce(name, '') || ' ' || external_id || ' ' || coalesce(description, ''))`;
-  const score = `GREATEST(
-      word_similarity(${q}, lower(coalesce(name, ''))) * 1.2,
-      word_similarity(${q}, lower(external_id)),
-      word_similarity(${q}, lower(coalesce(description, ''))) * 0.8,
-      CASE WHEN strpos(${doc}, ${q}) > 0 THEN 1.0 ELSE 0 END)
-    + CASE WHEN lower(coalesce(name, '')) = ${q} OR lower(external_id) = ${q} THEN 1.0 ELSE 0 END`;
-  const { rows } = await db.query<NodeRow & { score: number }>(
-    `SELECT ${NODE_COLUMNS}, ${score} AS score FROM nodes
-      WHERE ${where} AND ${q} <% (coalesce(name, '') || ' ' || external_id || ' ' || coalesce(description, ''))
-      ORDER BY score DESC, id ASC LIMIT ${params.bind(query.limit)}`,
-    params.values,
-  );
+  const sql = searchSql(where, params.bind(query.search.toLowerCase()), params.bind(query.limit));
+  const { rows } = await db.query<NodeRow & { score: number }>(sql, params.values);
   return rows.map(toTimeSeries);
 }

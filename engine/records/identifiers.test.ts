@@ -46,7 +46,7 @@ t.test('a family with a non-unique externalId and string ids plugs in', async (t
   t.equal(got[3]?.row, undefined, 'a miss');
   await t.rejects(resolve([{ id: 'u3', externalId: 'k' }]), { code: 'BadRequestError', fields: [{ field: 'items.0' }] });
   const field = (i: number) => `items.2.relatedResources.${i}`;
-  await t.rejects(resolveIdentifiers(eventFamily, noDb, 't', [{}], { field }), { fields: [{ field: 'items.2.relatedResources.0' }] }, 'caller-chosen field path');
+  await t.rejects(resolveIdentifiers(eventFamily, noDb, 't', [{}], { field }), { code: 'BadRequestError', fields: [{ field: 'items.2.relatedResources.0' }] }, 'caller-chosen field path');
 });
 
 async function createNode(tenant: string, kind: string, externalId: string): Promise<number> {
