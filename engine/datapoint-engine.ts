@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DatapointDeleteRequest, DatapointLatestRequest, DatapointListRequest } from '../schemas/datapoints.ts';
 import type { ServiceConfig } from './config.ts';
 import { openDatapointStore, type DatapointStore } from './datapoints/datapoint-store.ts';
-import type { IngestLog } from './datapoints/types.ts';
+import type { CommitListener, IngestLog } from './datapoints/types.ts';
 import type { Access } from './grants/access.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
@@ -68,6 +68,13 @@ export interface DatapointEngine {
   ingestBacklog(): { queuedPoints: number; kafkaLag: number };
   /** Purges the points of deleted series in the background (failures are logged). */
   purgeSeries(tenant: string, seriesIds: number[]): void;
+  /**
+   * Registers a listener for every batch once it is durable (the post-commit hook that
+   * subscriptions stand on): group commit at the acknowledgement, Kafka once the ingester
+   * of this process has stored it. ROLE=api with Kafka stores nothing, so it hears nothing.
+   * Returns the unsubscribe.
+   */
+  onCommitted(listener: CommitListener): () => void;
   close(): Promise<void>;
 }
 
@@ -138,6 +145,9 @@ function bindDatapointEngine(
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;
       const lag = ingester ? Object.values(ingester.stats().lagByPartition).reduce((a, b) => a + b, 0) : 0;
       return { queuedPoints, kafkaLag: lag };
+    },
+    onCommitted(listener) {
+      return ingester ? ingester.onCommitted(listener) : ingestLog.onCommitted?.(listener) ?? (() => undefined);
     },
     purgeSeries(tenant, seriesIds) {
       store.purgeSeries(tenant, seriesIds).catch((error: unknown) => log.warn({ err: error, tenant }, 'purging the points of deleted time series failed'));
