@@ -263,7 +263,7 @@ t.test('10 000 single points deleted in one request, the others read back', asyn
   await insert(t, token, [{ externalId: 'sparse', datapoints: all }]);
   const res = await call(t, 'POST', '/timeseries/data/delete', { token, body: { items: Array.from({ length: 10_000 }, (_, k) => ({ externalId: 'sparse', inclusiveBegin: T0 + 2 * k, exclusiveEnd: T0 + 2 * k + 1 })) } });
   t.equal(res.status, 204, 'delete: 204');
-  const todo = 'engine/datapoints/datapoint-read.ts binds every tombstone of the range into the SQL text: past ~10 000 the embedded engine refuses it (max_query_size), a 500';
+  const todo = 'engine/datapoints/datapoint-read-context.ts binds every tombstone of the range into the SQL text: past ~10 000 the embedded engine refuses it (max_query_size), a 500';
   const raw = await srv.request('POST', '/timeseries/data/list', { token, body: { items: [{ externalId: 'sparse', start: T0, end: T0 + 20_000, limit: 100_000 }] } });
   t.equal(raw.status, 200, 'raw read: 200', { todo });
   if (raw.status === 200) t.strictSame(raw.body.items[0].datapoints, all.filter((_, i) => i % 2 === 1), 'every other point left');

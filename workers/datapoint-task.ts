@@ -8,7 +8,7 @@ import type { ScannedBody } from './datapoint-body.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
 
-/** What the handler guesses about the series (api/target-hints.ts), by hintKey. */
+/** What the handler guesses about the series (engine/ingest/target-hints.ts), by hintKey. */
 export interface SeriesHints {
   keys: string[];
   seriesIds: number[];
