@@ -1,22 +1,28 @@
 // Mounts declared routes on uWebSockets.js: auth, rate limit, bounded body, compiled schema
 // check, handler, reply, metrics and one log line per request. uWS specifics stay here.
+// Every callback handed to uWS runs inside guardUws, and every request inside one boundary
+// that turns an unexpected error into a 500 (no stack in the body, the stack and request id
+// in the log): no request, however malformed, ends the process (issue 7).
 import { randomUUID } from 'node:crypto';
 import uws from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { BadRequestError, DomainError } from '../engine/errors.ts';
+import { BadRequestError, DomainError, RequestTooLargeError } from '../engine/errors.ts';
 import { settingsFor, type ServiceConfig } from '../engine/config.ts';
 import type { Logger } from '../engine/log.ts';
 import { BODY_BYTES_MAX } from '../engine/limits.ts';
 import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import { AuthError, type Authenticator } from './auth.ts';
-import { ClientGoneError, readBody, type RequestBody } from './body.ts';
+import { ClientGoneError, discardBody, readBody, type BodyReader } from './body.ts';
+import { answer, send, type ResponseState } from './http-answer.ts';
+import { assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
 import { RequestBodyStream } from './streamed-body.ts';
 import { isStreamedReply, sendStreamedReply } from './streamed-reply.ts';
+import { guardUws } from './uws-guard.ts';
 import { compileValidator } from './validation.ts';
 
 export interface HttpDeps {
@@ -33,52 +39,12 @@ export interface HttpDeps {
   limiter?: RateLimiter;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 204: '204 No Content', 400: '400 Bad Request', 401: '401 Unauthorized',
-  403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 409: '409 Conflict',
-  413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity',
-  429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
-};
-
 /** The native µWS build must load; the pure-JS fallback is far too slow to serve (issue 2). */
 export function assertNativeUws(): void {
   const native = typeof uws.App === 'function' && Function.prototype.toString.call(uws.App).includes('[native code]');
   if (!native) {
     throw new Error('uWebSockets.js fell back to its pure-JS implementation (no native build for this Node version). Use Node 20 on Linux x64.');
   }
-}
-
-interface Aborted { aborted: boolean }
-
-function send(res: HttpResponse, state: Aborted, reply: Reply | ErrorReply, requestId: string, closeConnection = false): void {
-  if (state.aborted) return;
-  // Strings and bytes are bodies already serialised (pages built by the stores), an array of
-  // bytes the chunks of one (sent without joining them); anything else is JSON.
-  const body = reply.body === undefined ? undefined
-    : typeof reply.body === 'string' || reply.body instanceof Uint8Array || isChunks(reply.body) ? reply.body : JSON.stringify(reply.body);
-  res.cork(() => {
-    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
-    res.writeHeader('X-Request-Id', requestId);
-    if (body !== undefined) res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
-    for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value);
-    if (body === undefined) res.endWithoutBody(0, closeConnection);
-    else if (!Array.isArray(body)) res.end(body, closeConnection);
-    else endWithChunks(res, body, closeConnection);
-  });
-}
-
-function isChunks(body: unknown): body is Uint8Array[] {
-  return Array.isArray(body) && body.every((chunk) => chunk instanceof Uint8Array);
-}
-
-/**
- * One answer from several chunks (chunked transfer encoding): write() hands each to uWS,
- * which sends what the socket takes and keeps the rest until it drains; end() closes it.
- */
-function endWithChunks(res: HttpResponse, chunks: readonly Uint8Array[], closeConnection: boolean): void {
-  const nonEmpty = chunks.filter((chunk) => chunk.byteLength > 0);
-  for (let i = 0; i < nonEmpty.length - 1; i++) res.write(nonEmpty[i] as Uint8Array);
-  res.end(nonEmpty[nonEmpty.length - 1] ?? '', closeConnection);
 }
 
 function toUwsPath(path: string): string {
@@ -89,19 +55,43 @@ function paramNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
 }
 
-export function isJson(contentType: string): boolean {
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === 'application/json' || type.endsWith('+json');
+/** Whether a Content-Type names JSON (kept here for the routes that check it themselves). */
+export const isJson = isJsonContentType;
+
+/** A client's X-Request-Id when it is a sane token (echoed in a header and logs), else ours. */
+function requestIdOf(req: HttpRequest): string {
+  const given = req.getHeader('x-request-id');
+  return /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
-  if (!isJson(contentType)) throw new BadRequestError(`Content-Type must be application/json, got "${contentType || '(none)'}"`, [{ field: 'Content-Type', message: 'expected application/json' }]);
-  if (raw.byteLength === 0) throw new BadRequestError('The request body is empty; a JSON object is expected', [{ field: '(body)', message: 'empty' }]);
-  try {
-    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
-  } catch (error) {
-    throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, [{ field: '(body)', message: 'invalid JSON' }]);
-  }
+/** Content-Length as a number; anything but digits is left to uWS's framing (bytes are counted anyway). */
+function contentLengthOf(header: string): number | undefined {
+  return /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+}
+
+/** Whether the request carries a body at all (uWS calls onData for it either way). */
+function hasBody(req: HttpRequest, contentLength: number | undefined): boolean {
+  return contentLength !== undefined ? contentLength > 0 : req.getHeader('transfer-encoding') !== '';
+}
+
+/** Path parameters percent-decoded; malformed encoding is a 400 naming the parameter. */
+function decodeParams(names: string[], raw: string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  names.forEach((name, i) => {
+    const text = raw[i] ?? '';
+    try {
+      params[name] = decodeURIComponent(text);
+    } catch {
+      const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+      throw new BadRequestError(`Path parameter ${name} is not valid percent-encoded UTF-8: "${shown}"`, [{ field: name, message: 'malformed percent-encoding', value: shown }]);
+    }
+  });
+  return params;
+}
+
+/** The query string; URLSearchParams decodes leniently and never throws. */
+function queryOf(text: string | undefined): URLSearchParams {
+  return new URLSearchParams(text ?? '');
 }
 
 export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps): void {
@@ -115,20 +105,19 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
     const handler = (res: HttpResponse, req: HttpRequest) => {
       // Everything from req must be read before the first await (uWS stack-allocates it).
       const started = process.hrtime.bigint();
-      const state: Aborted = { aborted: false };
+      const state: ResponseState = { aborted: false };
       const clientGone = new AbortController();
-      res.onAborted(() => {
+      res.onAborted(guardUws(deps.log, 'onAborted', () => {
         state.aborted = true;
         clientGone.abort();
-      });
-      const requestId = req.getHeader('x-request-id') || randomUUID();
+      }));
+      const requestId = requestIdOf(req);
       const authorization = req.getHeader('authorization');
       const contentType = req.getHeader('content-type');
-      const lengthHeader = req.getHeader('content-length');
-      const params: Record<string, string> = {};
-      names.forEach((name, i) => { params[name] = decodeURIComponent(req.getParameter(i) ?? ''); });
-      const query = new URLSearchParams(req.getQuery() ?? '');
-      const contentLength = lengthHeader ? Number(lengthHeader) : undefined;
+      const contentLength = contentLengthOf(req.getHeader('content-length'));
+      const rawParams = names.map((_, i) => req.getParameter(i) ?? '');
+      const query = queryOf(req.getQuery());
+      const withBody = hasBody(req, contentLength);
       let tenant: string | undefined;
       const finish = (reply: Reply | ErrorReply, closeConnection = false) => {
         // A streamed body left unread closes the connection (streamed-body.ts).
@@ -138,7 +127,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             requestId, clientGone: clientGone.signal, log: deps.log,
             answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), requestId, true),
           });
-        } else send(res, state, reply, requestId, closeConnection || unread);
+        } else answer(res, state, reply, requestId, reader, deps.log, closeConnection || unread);
         const labels = { route: route.path, method: route.method, status: String(reply.status) };
         deps.metrics.requests.inc(labels);
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
@@ -148,8 +137,11 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       // read from the first moment, alongside the token check and the grant lookup (both may
       // wait on I/O). Its memory goes back once the handler is done, whatever the outcome.
       const bodyStream = route.streamBody ? new RequestBodyStream(res, clientGone.signal, deps.log, contentLength) : undefined;
-      const reading = takesBody ? readBody(res, contentLength, bodyBytesMax, route.rawBodyPool, clientGone.signal) : undefined;
-      reading?.catch(() => undefined); // settled below, or ignored when an earlier step answered
+      // A body nobody reads (a GET with one) is dropped as it arrives, so an answer given first
+      // can wait for it instead of closing under the client (http-answer.ts).
+      const reader: BodyReader | undefined = takesBody
+        ? readBody(res, { contentLength, bodyBytesMax, pool: route.rawBodyPool, clientGone: clientGone.signal, log: deps.log })
+        : !bodyStream && withBody ? discardBody(res, clientGone.signal, deps.log) : undefined;
       const run = async () => {
         let caller = undefined as unknown as RequestContext['caller'];
         let access = undefined as unknown as Access;
@@ -157,7 +149,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           try {
             caller = await deps.auth.authenticate(authorization);
           } catch (error) {
-            if (error instanceof AuthError) return finish(unauthorized(error.message), takesBody);
+            if (error instanceof AuthError) return finish(unauthorized(error.message));
             throw error;
           }
           tenant = caller.tenant;
@@ -165,18 +157,19 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
           } catch (error) {
             deps.metrics.limitHits.inc({ limit: 'rate' });
-            return finish(toErrorReply(error, deps.errorsBase), takesBody);
+            return finish(toErrorReply(error, deps.errorsBase));
           }
           access = await deps.access(caller);
         }
+        const params = decodeParams(names, rawParams);
         let rawBody: Uint8Array | undefined;
         let body: unknown;
         if (takesBody) {
           try {
-            rawBody = (await (reading as Promise<RequestBody>)).bytes;
+            rawBody = (await (reader as BodyReader).body).bytes;
           } catch (error) {
             if (error instanceof ClientGoneError) return undefined; // nobody to answer
-            deps.metrics.limitHits.inc({ limit: 'body-bytes' });
+            if (error instanceof RequestTooLargeError) deps.metrics.limitHits.inc({ limit: 'body-bytes' });
             return finish(toErrorReply(error, deps.errorsBase), true);
           }
           if (budget === 'write' && !route.public && deps.chargeIngestedBytes) {
@@ -189,7 +182,10 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           }
           if (route.body) {
             body = parseJsonBody(rawBody, contentType);
-            validate?.(body);
+            validate?.(body, mayHoldNul(rawBody));
+          } else if (isJsonContentType(contentType)) {
+            // A raw JSON body (the ingest path, parsed by workers) is UTF-8 too: 1 ms per 16 MiB.
+            assertUtf8(rawBody);
           }
         }
         const reply = await route.handle({
@@ -201,17 +197,38 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       run().catch((error: unknown) => {
         if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId, route: route.path }, 'request failed');
         finish(toErrorReply(error, deps.errorsBase));
-      }).finally(() => reading?.then((read) => read.release?.(), () => undefined));
+      }).catch((error: unknown) => {
+        deps.log.error({ err: error, requestId, route: route.path }, 'answering a failed request failed');
+      }).finally(() => reader?.body.then((read) => read.release?.(), () => undefined));
     };
     const path = toUwsPath(route.path);
-    if (route.method === 'get') app.get(path, handler);
-    else if (route.method === 'post') app.post(path, handler);
-    else if (route.method === 'put') app.put(path, handler);
-    else app.del(path, handler);
+    const guarded = guardUws(deps.log, `${route.method.toUpperCase()} ${route.path}`, handler, answerEscaped);
+    if (route.method === 'get') app.get(path, guarded);
+    else if (route.method === 'post') app.post(path, guarded);
+    else if (route.method === 'put') app.put(path, guarded);
+    else app.del(path, guarded);
   }
-  app.any('/*', (res, req) => {
-    const requestId = req.getHeader('x-request-id') || randomUUID();
+  app.any('/*', guardUws(deps.log, 'no route', (res: HttpResponse, req: HttpRequest) => {
+    const state: ResponseState = { aborted: false };
+    const clientGone = new AbortController();
+    res.onAborted(guardUws(deps.log, 'onAborted', () => {
+      state.aborted = true;
+      clientGone.abort();
+    }));
+    const requestId = requestIdOf(req);
     const path = req.getUrl();
-    send(res, { aborted: false }, { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path}` } } }, requestId, true);
-  });
+    const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, deps.log) : undefined;
+    const reply = { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` } } };
+    answer(res, state, reply, requestId, reader, deps.log);
+  }, answerEscaped));
+}
+
+/**
+ * The last resort for an error thrown synchronously out of a request callback (guardUws has
+ * logged it): a 500 without stack, and the connection closed, since the request body may not
+ * have been read. If the response was already answered or aborted, uWS refuses and guardUws
+ * logs that too.
+ */
+function answerEscaped(_error: unknown, res: HttpResponse): void {
+  send(res, { aborted: false }, toErrorReply(new Error('escaped a uWS callback'), ''), randomUUID(), true);
 }

@@ -1,6 +1,7 @@
 // `make run`: start every part in one process (ROLE=all) and stop cleanly on SIGINT/SIGTERM.
 import { ConfigError, loadConfig } from '../engine/config.ts';
 import { logger } from '../engine/log.ts';
+import { installProcessGuard } from './process-guard.ts';
 import { startServer, StartupError } from './server.ts';
 
 async function main(): Promise<void> {
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Before anything serves: no request, whatever it throws and wherever, ends the process.
+  installProcessGuard(logger.child({ module: 'process' }));
   let server;
   try {
     server = await startServer(config);

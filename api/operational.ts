@@ -6,8 +6,8 @@ import { TenantSettings } from '../schemas/config.ts';
 import type { ServiceConfig } from '../engine/config.ts';
 import type { Engine } from '../engine/engine.ts';
 import { mintToken } from './auth.ts';
+import { tokenRequest } from './oauth-token-request.ts';
 import { ok, type Reply, type Route } from './route.ts';
-
 
 const TokenResponse = Type.Object({
   access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Integer(),
@@ -21,21 +21,6 @@ function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** client_credentials from a form or JSON body, or HTTP Basic (RFC 6749 §2.3.1, §4.4). */
-function tokenRequest(raw: Uint8Array | undefined, contentType: string, authorization: string): Record<string, string> {
-  const text = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : '';
-  const fields: Record<string, string> = contentType.includes('json')
-    ? (() => { try { return JSON.parse(text) as Record<string, string>; } catch { return {}; } })()
-    : Object.fromEntries(new URLSearchParams(text));
-  const basic = /^Basic\s+(\S+)$/i.exec(authorization);
-  if (basic?.[1]) {
-    const [id, secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    fields['client_id'] ??= decodeURIComponent(id ?? '');
-    fields['client_secret'] ??= decodeURIComponent(secret ?? '');
-  }
-  return fields;
 }
 
 /** What the operational routes read of the engine: store pings, metrics, tenant settings. */
@@ -75,9 +60,11 @@ export function operationalRoutes(engine: OperationalEngine, config: Readonly<Se
       summary: 'Dev identity provider: OAuth 2.0 client-credentials grant for clients listed in SERVICE_CONFIG.oauthClients',
       description: 'Form (application/x-www-form-urlencoded) or JSON body with grant_type=client_credentials, client_id, client_secret (or HTTP Basic). Issues the same HS256 token as `npm run token`, with the client\'s organization, sub (default: the client id) and data set grants.',
       rawBodySchema: Type.Object({ grant_type: Type.Literal('client_credentials'), client_id: Type.String(), client_secret: Type.String(), scope: Type.Optional(Type.String()) }),
-      responses: { 200: { description: 'token', schema: TokenResponse }, 400: { description: 'unsupported grant type' }, 401: { description: 'unknown client or wrong secret' } },
+      responses: { 200: { description: 'token', schema: TokenResponse }, 400: { description: 'unsupported grant type, or a malformed request (invalid_request)' }, 401: { description: 'unknown client or wrong secret' } },
       async handle({ rawBody, headers }) {
-        const fields = tokenRequest(rawBody, headers.contentType, headers.authorization);
+        const request = tokenRequest(rawBody, headers.contentType, headers.authorization);
+        if (!request.ok) return oauthError(400, 'invalid_request', request.description);
+        const { fields } = request;
         if (fields['grant_type'] !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'only client_credentials is supported');
         const client = config.policy.oauthClients?.[fields['client_id'] ?? ''];
         const key = secret();

@@ -59,38 +59,80 @@ function nulCharacterProblem(segments: string[], key?: string): FieldProblem {
   };
 }
 
+interface PendingValue {
+  value: unknown;
+  /** The segment that leads here from `parent` (a key or an index). */
+  segment?: string;
+  parent?: PendingValue;
+  /** A key of `parent` that holds U+0000 (reported in document order, not walked). */
+  badKey?: string;
+}
+
+function pathOf(entry: PendingValue): string[] {
+  const segments: string[] = [];
+  for (let at: PendingValue | undefined = entry; at?.segment !== undefined; at = at.parent) segments.push(at.segment);
+  return segments.reverse();
+}
+
 /**
- * Strings (values or map keys) holding U+0000, at most `max`. The relational store cannot keep
- * that character in text, so it fails the character rule (422) before reaching the store.
+ * Strings (values or map keys) holding U+0000, at most `max`, in document order. The
+ * relational store cannot keep that character in text, so it fails the character rule (422)
+ * before reaching the store. Walks with its own stack: no value can overflow the call stack.
  */
-function nulCharacterProblems(value: unknown, max = 100, path: string[] = [], found: FieldProblem[] = []): FieldProblem[] {
-  if (found.length >= max) return found;
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(nulCharacterProblem(path));
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => { path.push(String(i)); nulCharacterProblems(item, max, path, found); path.pop(); });
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) { found.push(nulCharacterProblem(path, key)); continue; }
-      path.push(key);
-      nulCharacterProblems(item, max, path, found);
-      path.pop();
+function nulCharacterProblems(root: unknown, max = 100): FieldProblem[] {
+  const found: FieldProblem[] = [];
+  const pending: PendingValue[] = [{ value: root }];
+  while (pending.length > 0 && found.length < max) {
+    const entry = pending.pop() as PendingValue;
+    const { value } = entry;
+    if (entry.badKey !== undefined) {
+      found.push(nulCharacterProblem(entry.parent ? pathOf(entry.parent) : [], entry.badKey));
+    } else if (typeof value === 'string') {
+      if (value.includes('\u0000')) found.push(nulCharacterProblem(pathOf(entry)));
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push({ value: value[i], segment: String(i), parent: entry });
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      const children: PendingValue[] = [];
+      for (const key of keys) {
+        children.push(key.includes('\u0000') ? { value: undefined, badKey: key, parent: entry } : { value: (value as Record<string, unknown>)[key], segment: key, parent: entry });
+      }
+      for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as PendingValue);
     }
   }
   return found;
 }
 
-export type Validator = (value: unknown) => void;
+/**
+ * Checks a value against the compiled schema; throws BadRequestError (400) or
+ * UnprocessableError (422). `mayHoldNul: false` (the body's text has no `\u0000` escape, so
+ * no string in it holds U+0000) skips the walk that looks for that character.
+ */
+export type Validator = (value: unknown, mayHoldNul?: boolean) => void;
+
+/** Findings taken from TypeBox before grouping by path: a body of a million wrong values lists no more. */
+const VALUE_ERRORS_READ_MAX = 1_000;
+
+function firstValueErrors(errors: Iterable<ValueError>): ValueError[] {
+  const out: ValueError[] = [];
+  for (const error of errors) {
+    out.push(error);
+    if (out.length >= VALUE_ERRORS_READ_MAX) break;
+  }
+  return out;
+}
 
 export function compileValidator(schema: TSchema, what = 'request body'): Validator {
   const check = TypeCompiler.Compile(schema);
-  return (value) => {
+  return (value, mayHoldNul = true) => {
     if (check.Check(value)) {
-      const nul = nulCharacterProblems(value);
+      const nul = mayHoldNul ? nulCharacterProblems(value) : [];
       if (nul.length > 0) throw new UnprocessableError(`Invalid ${what}: ${nul.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, nul);
       return;
     }
-    const errors = firstPerPath([...check.Errors(value)]).slice(0, 100);
+    // TypeBox's Errors() recurses along schema and value together; JSON bodies reach it no
+    // deeper than JSON_DEPTH_MAX (json-body.ts), far from the stack limit.
+    const errors = firstPerPath(firstValueErrors(check.Errors(value))).slice(0, 100);
     const structural = errors.filter((e) => !(FIELD_CAP_ERRORS.has(e.type) || isMapKeyCap(e)) || isBatchCap(e));
     if (structural.length > 0) {
       throw new BadRequestError(`Invalid ${what}: ${structural.map((e) => `${toField(e).field}: ${e.message}`).slice(0, 5).join('; ')}`, structural.map(toField));

@@ -6,6 +6,14 @@ export const BODY_BYTES_MAX = 4 * 1024 * 1024;
 /** SPEC Limits, "Request body size": POST /timeseries/data. */
 export const DATAPOINT_BODY_BYTES_MAX = 16 * 1024 * 1024;
 
+/**
+ * Not in SPEC (issue 7): deepest nesting of objects and arrays accepted in a JSON request body.
+ * The deepest legitimate body of our schemas is about 6 levels (items[].update.metadata.add);
+ * 64 leaves room for filters to grow while keeping every recursive consumer (TypeBox's checks,
+ * error listing, JSON.stringify of echoed values) far from the stack limit. Deeper is a 400.
+ */
+export const JSON_DEPTH_MAX = 64;
+
 /** SPEC Limits, "Batch caps": items in any standard envelope. */
 export const ITEMS_PER_REQUEST_MAX = 10_000;
 /** SPEC Limits, "Batch caps": datapoints in one collection, numeric series. */
