@@ -3,7 +3,7 @@
 import type { DataSet, DataSetCreate, DataSetUpdateItem } from '../../schemas/datasets.ts';
 import { BadRequestError, DuplicateError, ForbiddenError, UnprocessableError, type Identifier } from '../errors.ts';
 import { METADATA_ENTRIES_MAX } from '../limits.ts';
-import type { Access } from '../grants/access.ts';
+import { readableIds, type Access } from '../grants/access.ts';
 import { BELONGS_TO, ensureRelationshipType } from '../graph/relationship-types.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
@@ -97,7 +97,7 @@ export async function createDataSets(store: RelationalStore, access: Access, ite
 }
 
 export async function dataSetsByIds(db: Queryable, access: Access, identifiers: Identifier[]): Promise<DataSet[]> {
-  const resolved = await lookupNodes(db, access.tenant, 'dataset', identifiers);
+  const resolved = await lookupNodes(db, access.tenant, 'dataset', identifiers, false, { visible: (row) => readable(access, row.id) });
   const ids = [...new Set(resolved.flatMap((r) => (r.row && readable(access, r.row.id) ? [r.row.id] : [])))];
   if (ids.length === 0) return [];
   const { rows } = await db.query<DataSetRow>(DATA_SETS_BY_IDS, [access.tenant, ids]);
@@ -109,7 +109,9 @@ export async function listDataSets(db: Queryable, access: Access, query: { paren
   const decoded = query.cursor ? dataSetCursors.decode(query.cursor) : { ok: true as const, state: 0 };
   if (!decoded.ok) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
   const afterId = decoded.state;
-  const { rows } = await db.query<DataSetRow>(LIST_DATA_SETS, [access.tenant, afterId, access.readable === null ? null : [...access.readable], query.parentIds ?? null, query.externalIdPrefix ?? null, query.limit + 1]);
+  const { rows } = await db.query<DataSetRow>(LIST_DATA_SETS, [
+    access.tenant, afterId, readableIds(access), query.parentIds ?? null, query.externalIdPrefix ?? null, query.limit + 1,
+  ]);
   const page = rows.slice(0, query.limit).map(toDataSet);
   const last = page[page.length - 1];
   return rows.length > query.limit && last ? { items: page, nextCursor: dataSetCursors.encode(last.id) } : { items: page };
@@ -120,7 +122,7 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
   const verbProblems = items.flatMap((item, index) => updateVerbProblems(item.update, DATA_SET_UPDATE_RULES, `items.${index}.update`, index));
   if (verbProblems.length > 0) throw new BadRequestError(`Invalid update: ${verbProblems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, verbProblems);
   return store.transaction(async (tx) => {
-    const resolved = await lookupNodes(tx, tenant, 'dataset', items.map(identifierOf), true);
+    const resolved = await lookupNodes(tx, tenant, 'dataset', items.map(identifierOf), true, { visible: (row) => readable(access, row.id) });
     const missing = resolved.filter((r) => !r.row || !readable(access, r.row.id));
     if (missing.length > 0) {
       throw new BadRequestError('Data set not found', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'not found', value: m.identifier.externalId ?? m.identifier.id })));

@@ -22,7 +22,7 @@ export interface ResolvedTargets {
 }
 
 export async function resolveSeriesTargets(db: Queryable, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
-  const resolved = await lookupNodes(db, access.tenant, 'timeseries', identifiers);
+  const resolved = await lookupNodes(db, access.tenant, 'timeseries', identifiers, false, { visible: (row) => canRead(access, row.data_set_id) });
   const targets = resolved.map((r) => (r.row && canRead(access, r.row.data_set_id)
     ? { seriesId: r.row.id, externalId: r.row.external_id, valueType: r.row.value_type as ValueType, dataSetId: r.row.data_set_id }
     : null));

@@ -33,7 +33,7 @@ const SORT_COLUMNS: Record<string, SortColumn> = {
 export const DEFAULT_TIMESERIES_SORT: SortSpec = { property: 'createdTime', order: 'desc' };
 
 export async function getTimeSeries(db: Queryable, access: Access, id: number): Promise<TimeSeries> {
-  const [found] = await lookupNodes(db, access.tenant, 'timeseries', [{ id }]);
+  const [found] = await lookupNodes(db, access.tenant, 'timeseries', [{ id }], false, { visible: (row) => canRead(access, row.data_set_id) });
   if (!found?.row || !canRead(access, found.row.data_set_id)) throw new NotFoundError(`No time series with id ${id}`, [{ id }]);
   return toTimeSeries(found.row);
 }

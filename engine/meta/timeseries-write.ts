@@ -105,7 +105,7 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
   if (problems.length > 0) throw new BadRequestError(`Invalid update: ${problems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, problems);
   try {
     return await store.transaction(async (tx) => {
-      const resolved = await lookupNodes(tx, tenant, 'timeseries', items.map(identifierOf), true);
+      const resolved = await lookupNodes(tx, tenant, 'timeseries', items.map(identifierOf), true, { visible: (row) => canReadRow(access, row) });
       const missing = resolved.filter((r) => !r.row || !canReadRow(access, r.row));
       if (missing.length > 0) {
         throw new BadRequestError(`Time series not found: ${missing.map((m) => m.identifier.externalId ?? m.identifier.id).join(', ')}`,
@@ -152,7 +152,9 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
       });
       if (capProblems.length > 0) throw new UnprocessableError('Field caps exceeded after update', capProblems);
       for (const n of next) {
-        const { rows: out } = await tx.query<NodeRow>(UPDATE_TIMESERIES, [tenant, n.id, n.externalId, n.name, n.description, n.unit, n.unitExternalId, n.dataSetId, n.source, JSON.stringify(n.metadata), n.labels, now]);
+        const { rows: out } = await tx.query<NodeRow>(UPDATE_TIMESERIES, [
+          tenant, n.id, n.externalId, n.name, n.description, n.unit, n.unitExternalId, n.dataSetId, n.source, JSON.stringify(n.metadata), n.labels, now,
+        ]);
         if (!out[0]) throw new ConflictError();
         updated.push(toTimeSeries(out[0]));
       }
@@ -179,7 +181,7 @@ function canReadRow(access: Access, row: NodeRow): boolean {
 export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[]): Promise<number[]> {
   const tenant = access.tenant;
   return store.transaction(async (tx) => {
-    const resolved = await lookupNodes(tx, tenant, 'timeseries', identifiers, true);
+    const resolved = await lookupNodes(tx, tenant, 'timeseries', identifiers, true, { visible: (row) => canReadRow(access, row) });
     const rows = resolved.flatMap((r) => (r.row && canReadRow(access, r.row) ? [r.row] : []));
     if (rows.length === 0) return [];
     assertCanWrite(access, rows.map((r) => r.data_set_id), 'time series delete');
