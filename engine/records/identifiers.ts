@@ -60,12 +60,12 @@ export interface ResolveOptions<Row> {
 }
 
 /** Problems of identifiers that give neither id nor externalId. */
-function resolveProblemsOfShape<Id extends number | string>(identifiers: readonly RecordIdentifier<Id>[], field: (index: number) => string): FieldProblem[] {
+function resolveIdentifiersShapeProblems<Id extends number | string>(identifiers: readonly RecordIdentifier<Id>[], field: (index: number) => string): FieldProblem[] {
   return identifiers.flatMap((identifier, index) => (identifier.id === undefined && identifier.externalId === undefined
     ? [{ field: field(index), index, message: 'no identifier: give an id or an externalId' }] : []));
 }
 
-function groupBy<K, Row>(rows: readonly Row[], keyOf: (row: Row) => K | null): Map<K, Row[]> {
+function resolveIdentifiersGroup<K, Row>(rows: readonly Row[], keyOf: (row: Row) => K | null): Map<K, Row[]> {
   const out = new Map<K, Row[]>();
   for (const row of rows) {
     const key = keyOf(row);
@@ -87,16 +87,16 @@ export async function resolveIdentifiers<Row, Id extends number | string = numbe
   family: RecordFamily<Row, Id>, db: Queryable, tenant: string, identifiers: readonly RecordIdentifier<Id>[], options: ResolveOptions<Row> = {},
 ): Promise<Resolved<Row, Id>[]> {
   const field = options.field ?? ((index: number) => `items.${index}`);
-  const shapeProblems = resolveProblemsOfShape(identifiers, field);
+  const shapeProblems = resolveIdentifiersShapeProblems(identifiers, field);
   if (shapeProblems.length > 0) {
     throw new BadRequestError(`${shapeProblems.length} item(s) need an id or an externalId: ${shapeProblems.map((p) => p.field).slice(0, 5).join(', ')}`, shapeProblems);
   }
   const ids = [...new Set(identifiers.flatMap((i) => (i.id !== undefined ? [i.id] : [])))];
   const externalIds = [...new Set(identifiers.flatMap((i) => (i.externalId !== undefined ? [i.externalId] : [])))];
-  const fetched = await family.fetch(db, tenant, ids, externalIds, options.forUpdate ?? false);
+  const fetched = identifiers.length === 0 ? [] : await family.fetch(db, tenant, ids, externalIds, options.forUpdate ?? false);
   const visible = options.visible ? fetched.filter(options.visible) : fetched;
-  const byId = groupBy(visible, (row) => family.idOf(row));
-  const byExternalId = groupBy(visible, (row) => family.externalIdOf(row));
+  const byId = resolveIdentifiersGroup(visible, (row) => family.idOf(row));
+  const byExternalId = resolveIdentifiersGroup(visible, (row) => family.externalIdOf(row));
   const conflicts: FieldProblem[] = [];
   const resolved = identifiers.map((identifier, index) => {
     const named = identifier.id !== undefined ? byId.get(identifier.id) ?? [] : byExternalId.get(identifier.externalId as string) ?? [];
