@@ -177,6 +177,7 @@ t.test('an error thrown inside a handler or a uWS callback: a 500 without stack,
   }
   const logged = app.logLines().filter((line) => line['level'] === 50);
   t.ok(logged.some((line) => String((line['err'] as { stack?: string })?.stack).includes('thrown synchronously')), 'the synchronous throw is logged with its stack');
+  t.ok(logged.some((line) => line['requestId'] === 'req-sync-throw'), 'and the 500 it got with its request id');
   t.ok(logged.some((line) => line['requestId'] === 'req-async-throw' && String((line['err'] as { stack?: string })?.stack).includes('secret detail')), 'the handler failure is logged with its request id');
 });
 
