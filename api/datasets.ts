@@ -6,6 +6,7 @@ import {
 import type { DataSetEngine, LabelEngine } from '../engine/dataset-engine.ts';
 import { CAPS, EpochMs, Items, PagedResponse, ItemsResponse } from '../schemas/common.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
+import { integerQueryParam } from './query-params.ts';
 
 const Label = Type.Object({
   externalId: Type.String(), name: Type.String(), description: Type.Optional(Type.String()), createdTime: EpochMs,
@@ -44,7 +45,7 @@ export function dataSetRoutes(datasets: DataSetEngine, labels: LabelEngine): Rou
       query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
       responses: { 200: { description: 'a page', schema: DataSetPage } },
       async handle({ access, query }) {
-        const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 100) || 100));
+        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: 1000, default: 100 });
         return ok(await datasets.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
       },
     },
@@ -82,7 +83,7 @@ export function dataSetRoutes(datasets: DataSetEngine, labels: LabelEngine): Rou
       query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
       responses: { 200: { description: 'a page', schema: PagedResponse(Label) } },
       async handle({ access, query }) {
-        const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 100) || 100));
+        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: 1000, default: 100 });
         return ok(await labels.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
       },
     },

@@ -6,7 +6,7 @@
 // through Node's fetch. Checks: every request is answered, no 5xx (a 503 only with JSON and
 // Retry-After), every error body is JSON (but the plain-text 400 SPEC documents for GET
 // /timeseries), a 2xx only for a body its route's schema accepts, and GET /health is 200
-// afterwards. Method: the real server in this process; operations from /openapi.json and
+// afterwards; a 2xx only for numeric query parameters their schema accepts. Method: the real server in this process; operations from /openapi.json and
 // schemas from the running server's route table. Seeded: HOSTILE_INPUT_SEED chooses another
 // seed, HOSTILE_INPUT_RUNS the runs per operation.
 import t from 'tap';
@@ -204,6 +204,22 @@ async function send(op: Operation, request: HostileRequest): Promise<Answer> {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+/**
+ * A 2xx for a query the route's declared parameters refuse: the first value of each numeric
+ * parameter, read as a plain decimal number, must pass its schema (handlers read the first).
+ */
+function queryProblemOf(op: Operation, query: string): string | undefined {
+  const params = new URLSearchParams(query);
+  for (const [name, spec] of Object.entries(op.route?.query ?? {})) {
+    const raw = params.get(name);
+    const type = (spec.schema as { type?: string }).type;
+    if (raw === null || (type !== 'integer' && type !== 'number')) continue;
+    const value = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Value.Check(spec.schema, value)) return `query ${name}=${raw} accepted, its schema refuses it`;
+  }
+  return undefined;
+}
+
 /** What is wrong with an answer, or undefined. */
 function problemOf(op: Operation, request: HostileRequest, answer: Answer): string | undefined {
   const plainTextAllowed = op.method === 'get' && op.path === '/timeseries' && answer.status === 400;
@@ -214,6 +230,10 @@ function problemOf(op: Operation, request: HostileRequest, answer: Answer): stri
     } catch {
       return `status ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`;
     }
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    const queryProblem = queryProblemOf(op, request.query);
+    if (queryProblem) return `status ${answer.status}: ${queryProblem}`;
   }
   if (answer.status >= 200 && answer.status < 300 && op.takesBody && op.bodyCheck && request.body !== undefined) {
     let sent: unknown;
