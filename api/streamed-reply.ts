@@ -80,6 +80,12 @@ export async function sendStreamedReply(res: HttpResponse, reply: Reply & { body
       if (next.done) break;
       await writer.write(reply, next.value);
       if (deps.clientGone.aborted) return 'client-gone';
+      if (writer.finished) {
+        // Content-Length reached and the response ended (uWS owns it no more): a source with
+        // more to give is a route bug, logged; the client has exactly what was announced.
+        if (!(await iterator.next()).done) throw new Error(`the source gave more than the ${totalBytes} bytes announced as Content-Length`);
+        return 'complete';
+      }
     }
     writer.end(reply);
     return 'complete';
@@ -88,7 +94,7 @@ export async function sendStreamedReply(res: HttpResponse, reply: Reply & { body
     stopSource();
     deps.log.error({ err: error, requestId: deps.requestId, bytesSent: writer.bytesSent }, 'a streamed reply failed');
     if (!writer.headWritten) deps.answerError(error);
-    else res.close(); // cannot change the status any more: cut the body short
+    else if (!writer.finished) res.close(); // cannot change the status any more: cut the body short
     return 'failed';
   } finally {
     deps.clientGone.removeEventListener('abort', stopSource);
@@ -110,6 +116,8 @@ function sendStreamedReplyStopSource(source: AsyncIterable<Uint8Array>, iterator
  */
 class ResponseWriter {
   headWritten = false;
+  /** The response has ended: it must not be touched again (uWS throws). */
+  finished = false;
   bytesSent = 0;
   private onWritable: ((offset: number) => boolean) | undefined;
   private waiting: (() => void) | undefined;
@@ -118,7 +126,7 @@ class ResponseWriter {
     // guardUws passes no return value through: onWritable's boolean is carried beside it.
     let sent = true;
     const guarded = guardUws(deps.log, 'streamed reply onWritable', (offset: number) => { sent = this.onWritable?.(offset) ?? true; },
-      () => res.close());
+      () => { if (!this.finished && !deps.clientGone.aborted) res.close(); });
     res.onWritable((offset) => {
       sent = true;
       guarded(offset);
@@ -147,22 +155,29 @@ class ResponseWriter {
     let ok = false;
     this.res.cork(() => {
       this.writeHead(reply);
-      [ok] = this.res.tryEnd(chunk, total);
+      ok = this.tryEnd(chunk, total);
     });
     if (ok) return;
     // The socket took part of the chunk: offer the rest each time it drains.
-    await this.writable((offset) => this.res.tryEnd(chunk.subarray(offset - base), total)[0]);
+    await this.writable((offset) => this.tryEnd(chunk.subarray(offset - base), total));
+  }
+
+  private tryEnd(bytes: Uint8Array, total: number): boolean {
+    const [ok, responded] = this.res.tryEnd(bytes, total);
+    if (responded) this.finished = true;
+    return ok;
   }
 
   end(reply: Reply): void {
     if (this.totalBytes !== undefined && this.bytesSent !== this.totalBytes) {
       throw new Error(`the source ended after ${this.bytesSent} of the ${this.totalBytes} bytes announced as Content-Length`);
     }
-    if (this.totalBytes !== undefined && this.headWritten) return; // the last tryEnd ended the response
+    if (this.finished) return; // the last tryEnd ended the response
     this.res.cork(() => {
       this.writeHead(reply);
       this.res.end();
     });
+    this.finished = true;
   }
 
   private writeHead(reply: Reply): void {
