@@ -18,10 +18,12 @@ import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
 import { createAuthenticator } from './auth.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { datapointRoutes } from './datapoints.ts';
-import { assertNativeUws, mountRoutes } from './http-server.ts';
+import { assertNativeUws, mountRoutes, type HttpDeps } from './http-server.ts';
 import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes } from './operational.ts';
+import { RateLimiter } from './rate-limit.ts';
 import type { Route } from './route.ts';
+import { mountWebSocketRoutes, type WebSocketRoute } from './websocket-routes.ts';
 import { timeseriesRoutes } from './timeseries.ts';
 import { unitRoutes } from './units.ts';
 
@@ -43,10 +45,10 @@ export interface RunningServer {
 const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey };
 
 /** The route families over the engine's facades; ROLE=ingester serves only the operational ones. */
-function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: string | undefined): Route[] {
+function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: string | undefined, webSocketRoutes: readonly WebSocketRoute[]): Route[] {
   const routes: Route[] = [];
   let openapi: unknown;
-  routes.push(...operationalRoutes(engine, config, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' })), () => secret));
+  routes.push(...operationalRoutes(engine, config, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' }, webSocketRoutes)), () => secret));
   // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
@@ -111,11 +113,17 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     uws.us_listen_socket_close(socket);
     throw error;
   }
-  const routes = routesOf(config, engine, secret);
-  mountRoutes(app, routes, {
+  // The WebSocket route families (the subscription stream) go here; none yet (issue 7 built the kind).
+  const webSocketRoutes: WebSocketRoute[] = [];
+  const routes = routesOf(config, engine, secret, webSocketRoutes);
+  const httpDeps: HttpDeps = {
     config, auth, metrics: engine.metrics, log, errorsBase: errorsBase(config), access: (caller) => engine.access(caller),
     chargeIngestedBytes: (tenant, bytes) => engine.chargeIngestedBytes(tenant, bytes),
-  });
+    limiter: new RateLimiter(), // one per-minute budget for REST requests and WebSocket handshakes
+  };
+  // WebSocket routes first: mountRoutes ends with the catch-all 404.
+  mountWebSocketRoutes(app, webSocketRoutes, httpDeps);
+  mountRoutes(app, routes, httpDeps);
   log.info({ host: config.host, port, dataDir: config.dataDir, role: config.role }, 'serving');
   let closed = false;
   return {

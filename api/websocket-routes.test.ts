@@ -7,6 +7,7 @@
 import t from 'tap';
 import WebSocket from 'ws';
 import type { IncomingMessage } from 'node:http';
+import { buildOpenApi } from './openapi.ts';
 import { ok, type Route } from './route.ts';
 import { startRouteKindsApp, until } from './testing/route-kinds-app.ts';
 import { WS_CLOSE, type WebSocketContext, type WebSocketRoute, type SendOutcome } from './websocket-routes.ts';
@@ -226,3 +227,14 @@ function connectTo(port: number, token: string): Promise<WebSocket> {
     ws.once('error', reject);
   });
 }
+
+t.test('/openapi.json documents a WebSocket route as a GET answered 101', async (t) => {
+  const doc = buildOpenApi(routes, { description: 'test' }, webSocketRoutes) as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const tail = doc.paths['/test/tail/{ids}']?.['get'];
+  t.equal(tail?.operationId, 'testTail');
+  t.ok(tail?.responses['101'], '101 Switching Protocols');
+  t.ok(tail?.responses['401'], '401 on a bad token');
+  t.same(tail?.parameters.map((p: { name: string; in: string }) => [p.name, p.in]), [['ids', 'path']]);
+  t.match(tail?.description, /Authorization: Bearer/);
+  t.ok(doc.paths['/test/ws/{room}']?.['get'], 'the echo route');
+});
