@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { diskBytes } from './proc-stats.ts';
 import type { QueryAnswer, QueryName } from './queries.ts';
 import type { SystemName } from './results.ts';
+import type { VariedAnswer, VariedPick } from './varied.ts';
 import type { Workload } from './workload.ts';
 
 export interface SystemProcess {
@@ -34,6 +35,42 @@ export interface DatapointSystem {
   /** Bytes of the data points on disk once merges have settled, with how that was reached. */
   settleStorage(opts: { settleSecondsMax: number }): Promise<{ bytes: number; note: string }>;
   query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }>;
+  /** The varied queries V1-V5 (issue 11); systems without them are skipped for those rows. */
+  variedQuery?(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }>;
+  stop(): Promise<void>;
+}
+
+/** One series' slice in a write request: points first..first+count-1 of generator series `gen`. */
+export interface WriteItem {
+  externalId: string;
+  gen: number;
+  first: number;
+  count: number;
+}
+
+export interface PreparedWrite {
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  pointCount: number;
+  expectStatus: number;
+}
+
+/**
+ * What the issue-11 load rows (gateway ingest, queries during ingest, high cardinality) need of
+ * a system: series in tenants (VictoriaMetrics has none: one namespace, distinct names), write
+ * requests of many series, and the varied queries with a tenant.
+ */
+export interface LoadSystem {
+  readonly system: SystemName;
+  start(): Promise<SystemProcess>;
+  createSeries(tenant: string, externalIds: string[]): Promise<void>;
+  writeRequest(workload: Workload, tenant: string, user: string, items: WriteItem[]): PreparedWrite;
+  /** As DatapointSystem's; `waitMsMax` bounds any wait for background work. */
+  afterIngest(opts?: { waitMsMax?: number }): Promise<string | undefined>;
+  variedQuery(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }>;
+  /** A metadata filter page of `limit` series in `tenant`: its time, and what is wrong with it. */
+  filterPage?(tenant: string, limit: number): Promise<{ elapsedMs: number; problem?: string }>;
   stop(): Promise<void>;
 }
 

@@ -7,6 +7,8 @@ import type { DatapointSystem } from './datapoint-system.ts';
 import { checkAnswer, PEER_TOLERANCE, QUERY_LABELS, type QueryName } from './queries.ts';
 import type { Figure, Metric, SuiteResult, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
+import { loadMetrics, type LoadPlan, type LoadRun } from './gateway.ts';
+import { timeVaried, VARIED_NAMES, variedLabels, VariedPicker, type VariedName, type VariedSize, type VariedSummary } from './varied.ts';
 import type { Workload } from './workload.ts';
 
 /** Issue 3 "Targets": query times as ratios to VictoriaMetrics on the same data. */
@@ -17,10 +19,21 @@ const QUERY_TARGETS: Record<QueryName, Target> = {
   q4: { op: '<=', value: 0.2, peer: 'victoria-metrics' },
 };
 
+/** Issue 11 "Targets": varied query medians and p90s as ratios to VictoriaMetrics. */
+const VARIED_TARGETS: Record<VariedName, Target> = {
+  v1: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  v2: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  v3: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  v4: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+  v5: { op: '<=', value: 0.5, peer: 'victoria-metrics' },
+};
+
 export interface SystemRun {
   system: SystemName;
   ingest?: IngestFigures;
   queries: Partial<Record<QueryName, TimingSummary & { problem?: string; alternate?: TimingSummary }>>;
+  /** V1-V5 (issue 11), on systems that answer them. */
+  varied: Partial<Record<VariedName, VariedSummary>>;
   diskBytes?: number;
   /** Right after the last acknowledgement (and flush), before any wait for merges. */
   diskBytesAfterIngest?: number;
@@ -31,9 +44,9 @@ export interface SystemRun {
   ingestNote: string;
 }
 
-export async function runDatapointSystem(target: DatapointSystem, workload: Workload, opts: { settleSecondsMax: number; log: (line: string) => void; alternateQueries?: () => void }): Promise<SystemRun> {
+export async function runDatapointSystem(target: DatapointSystem, workload: Workload, opts: { settleSecondsMax: number; log: (line: string) => void; alternateQueries?: () => void; varied?: { size: VariedSize; seed: number } }): Promise<SystemRun> {
   const { log } = opts;
-  const run: SystemRun = { system: target.system, queries: {}, ingestNote: target.ingestNote };
+  const run: SystemRun = { system: target.system, queries: {}, varied: {}, ingestNote: target.ingestNote };
   try {
     const proc = await target.start();
     log(`${target.system}: started at ${proc.url} (pid ${proc.mainPid})`);
@@ -61,6 +74,16 @@ export async function runDatapointSystem(target: DatapointSystem, workload: Work
         if (entry) entry.alternate = alternate;
       }
     }
+    if (opts.varied && target.variedQuery) {
+      // The same seed on every system: the same picks, each new within the run.
+      const picker = new VariedPicker(workload, opts.varied.size, opts.varied.seed);
+      const query = target.variedQuery.bind(target);
+      for (const name of VARIED_NAMES) {
+        const v = await timeVaried((pick) => query(pick), picker, name, { warmupCount: opts.varied.size.warmupCount, pickCount: opts.varied.size.pickCount, ...(tolerance ? { tolerance } : {}) });
+        run.varied[name] = v;
+        log(`${target.system}: ${name} median ${v.medianMs.toFixed(2)} ms, p90 ${v.p90Ms.toFixed(2)} ms${v.problem ? ` WRONG: ${v.problem}` : ''}`);
+      }
+    }
     const disk = await target.settleStorage({ settleSecondsMax: opts.settleSecondsMax });
     run.diskBytes = disk.bytes;
     run.diskNote = disk.note;
@@ -86,7 +109,7 @@ async function datapointsTimeQuery(target: DatapointSystem, workload: Workload, 
 }
 
 /** The suite's table rows from each system's run. */
-export function datapointMetrics(runs: SystemRun[]): Metric[] {
+export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Metric[] {
   const metric = (key: string, label: string, unit: string, better: Metric['better'], target: Target | undefined, pick: (r: SystemRun) => Figure | undefined): Metric => {
     const figures: Metric['figures'] = {};
     for (const r of runs) {
@@ -108,10 +131,30 @@ export function datapointMetrics(runs: SystemRun[]): Metric[] {
       const note = q.problem ?? (q.alternate ? `without result cache: median ${q.alternate.medianMs.toFixed(2)} ms, p99 ${q.alternate.p99Ms.toFixed(2)} ms` : undefined);
       return { value: q.medianMs, p99: q.p99Ms, runCount: q.runCount, checked: !q.problem, ...(note ? { note } : {}) };
     })),
+    ...(variedSize ? VARIED_NAMES.flatMap((name) => {
+      const label = variedLabels(variedSize)[name];
+      return [
+        metric(name, label, 'ms', 'lower', VARIED_TARGETS[name], (r) => {
+          const v = r.varied[name];
+          return v && { value: v.medianMs, p99: v.p99Ms, runCount: v.runCount, checked: !v.problem, ...(v.problem ? { note: v.problem } : {}) };
+        }),
+        metric(`${name}-p90`, `${label.slice(0, 2)} p90`, 'ms', 'lower', VARIED_TARGETS[name], (r) => {
+          const v = r.varied[name];
+          return v && { value: v.p90Ms, runCount: v.runCount, checked: !v.problem };
+        }),
+      ];
+    }) : []),
   ];
 }
 
-export function datapointSuiteResult(workload: Workload, runs: SystemRun[]): SuiteResult {
+export interface Issue11Rows {
+  variedSize: VariedSize;
+  seed: number;
+  plan: LoadPlan;
+  loadRuns: LoadRun[];
+}
+
+export function datapointSuiteResult(workload: Workload, runs: SystemRun[], issue11?: Issue11Rows): SuiteResult {
   const notes: string[] = [
     'CPU: utime+stime from /proc of the system\'s whole process tree during ingest (for ours: node with its worker threads and embedded PostgreSQL); peak RSS: VmHWM of its main process since start',
     'ack latency: per request, from the first byte sent to the whole answer read; queries: the same, client-side JSON parsing and answer checks excluded',
@@ -121,6 +164,20 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[]): Sui
     if (r.afterIngestNote) notes.push(`${r.system}: before the queries, ${r.afterIngestNote}`);
     if (r.error) notes.push(`${r.system} FAILED: ${r.error}`);
     for (const [name, q] of Object.entries(r.queries)) if (q?.problem) notes.push(`${r.system} ${name} answer WRONG: ${q.problem}`);
+    for (const [name, v] of Object.entries(r.varied)) if (v?.problem) notes.push(`${r.system} ${name} answer WRONG: ${v.problem}`);
   }
-  return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
+  if (!issue11) return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
+  const { variedSize, seed, plan, loadRuns } = issue11;
+  notes.push(
+    `V1-V5: seed ${seed}; ${variedSize.pickCount} picks each after ${variedSize.warmupCount} warm-up, no pick repeated within the run, the same picks on every system; median in the row (p99 beside it), p90 in the row below; VictoriaMetrics asked with nocache=1; InfluxDB is not asked V1-V5 nor the load rows (VictoriaMetrics is the reference)`,
+    `load rows: ${plan.describe()}`,
+    'gateway CPU: the tree\'s CPU from the first request to the last acknowledgement (it includes the V1 queries sent every 200 ms meanwhile); catch-up: the CPU after the last acknowledgement until the tree stays within 5% of a core of its idle baseline (measured for 2 s before the load) for 3 s',
+  );
+  for (const r of loadRuns) {
+    if (r.error) notes.push(`${r.system} load rows FAILED: ${r.error}`);
+    for (const [what, t] of [['V1 idle', r.v1Idle], ['V1 under ingest', r.v1UnderIngest], ['V4 high cardinality', r.v4HighCardinality], ['filter page under ingest', r.filterUnderIngest]] as const) {
+      if (t?.problem) notes.push(`${r.system} ${what} answer WRONG: ${t.problem}`);
+    }
+  }
+  return { suite: 'datapoints', dataset: workload.describe(), metrics: [...datapointMetrics(runs, variedSize), ...loadMetrics(loadRuns, plan)], notes };
 }

@@ -8,6 +8,8 @@ import { quantile } from './stats.ts';
 export interface IngestRequest {
   body: Buffer;
   pointCount: number;
+  /** Per-request headers (a caller's token) on top of the run's. */
+  headers?: Record<string, string>;
 }
 
 export interface IngestFigures {
@@ -23,6 +25,8 @@ export interface IngestFigures {
   /** Peak of the summed RSS of the server's whole process tree, polled every 200 ms. */
   treeRssPeakBytes: number;
   bodyBytes: number;
+  /** The tree's CPU seconds (as treeCpuSeconds counts them) at the last acknowledgement. */
+  treeCpuAtEndSeconds: number;
 }
 
 export async function runIngest(opts: {
@@ -44,7 +48,7 @@ export async function runIngest(opts: {
   const sender = async () => {
     while (next < opts.requests.length) {
       const request = opts.requests[next++] as IngestRequest;
-      const answer = await client.request('POST', opts.path, request.body);
+      const answer = await client.request('POST', opts.path, request.body, request.headers);
       if (answer.status !== opts.expectStatus) throw new UnexpectedAnswerError(`POST ${opts.path}`, opts.expectStatus, answer);
       ackMs.push(answer.elapsedMs);
     }
@@ -55,7 +59,8 @@ export async function runIngest(opts: {
     client.close();
   }
   const elapsedSeconds = (performance.now() - started) / 1000;
-  const cpuSeconds = treeCpuSeconds(opts.rootPid) - cpuBefore;
+  const cpuAtEnd = treeCpuSeconds(opts.rootPid);
+  const cpuSeconds = cpuAtEnd - cpuBefore;
   const memory = poller.stop();
   const pointCount = opts.requests.reduce((sum, r) => sum + r.pointCount, 0);
   return {
@@ -68,5 +73,6 @@ export async function runIngest(opts: {
     peakRssBytes: memory.mainHwmBytes,
     treeRssPeakBytes: memory.treeRssPeakBytes,
     bodyBytes: opts.requests.reduce((sum, r) => sum + r.body.length, 0),
+    treeCpuAtEndSeconds: cpuAtEnd,
   };
 }

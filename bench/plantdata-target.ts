@@ -4,13 +4,14 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { diskBytes } from './proc-stats.ts';
-import type { DatapointSystem, SystemProcess } from './datapoint-system.ts';
+import type { DatapointSystem, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { settleDirectory } from './datapoint-system.ts';
 import { HttpClient, parseJson } from './http-client.ts';
 import type { AnsweredBucket, QueryAnswer, QueryName } from './queries.ts';
 import { q3PointCount } from './queries.ts';
 import { startService, type RunningService } from './service.ts';
-import { Q1_SERIES, Q3_SERIES, type Workload } from './workload.ts';
+import { type SeriesRef, type VariedAnswer, type VariedPick } from './varied.ts';
+import { Q1_SERIES, Q3_SERIES, SPACING_MS, type Workload } from './workload.ts';
 
 /** Buckets per item the suite asks for: more than any query here returns. */
 const AGGREGATE_LIMIT = 10_000;
@@ -18,17 +19,20 @@ const AGGREGATE_LIMIT = 10_000;
 /** Longest afterIngest waits for the catch-up after a load. */
 const CATCH_UP_WAIT_MS_MAX = 90_000;
 
-export class PlantdataTarget implements DatapointSystem {
+export class PlantdataTarget implements DatapointSystem, LoadSystem {
   readonly system = 'plantdata' as const;
   readonly ingestNote = 'POST /timeseries/data, JSON, values as strings';
   #service: RunningService | undefined;
   #client: HttpClient | undefined;
   #token = '';
+  /** Clients of other tenants (issue-11 load rows), by tenant. */
+  readonly #tenantClients = new Map<string, HttpClient>();
 
-  constructor(readonly opts: { logDir: string; tenant: string }) {}
+  /** `serviceConfig`: SERVICE_CONFIG of the service started (default: the bench's raised limits). */
+  constructor(readonly opts: { logDir: string; tenant: string; serviceConfig?: object }) {}
 
   async start(): Promise<SystemProcess> {
-    this.#service = await startService({ logDir: this.opts.logDir });
+    this.#service = await startService({ logDir: this.opts.logDir, ...(this.opts.serviceConfig ? { serviceConfig: this.opts.serviceConfig } : {}) });
     this.#token = this.#service.token(this.opts.tenant);
     this.#client = new HttpClient(this.#service.url, { headers: { authorization: `Bearer ${this.#token}` } });
     return { url: this.#service.url, rootPid: this.#service.rootPid, mainPid: this.#service.mainPid };
@@ -68,12 +72,13 @@ export class PlantdataTarget implements DatapointSystem {
    * columnar_merges_running in /metrics), as VictoriaMetrics gets a flush, and report how long
    * it took beside the ingest figures.
    */
-  async afterIngest(): Promise<string | undefined> {
+  async afterIngest(opts: { waitMsMax?: number } = {}): Promise<string | undefined> {
+    const waitMsMax = opts.waitMsMax ?? CATCH_UP_WAIT_MS_MAX;
     const started = Date.now();
     let rollupsAt: number | undefined;
     let quietPolls = 0;
     let last = { backlog: Number.NaN, merges: Number.NaN };
-    while (Date.now() - started < CATCH_UP_WAIT_MS_MAX && quietPolls < 3) {
+    while (Date.now() - started < waitMsMax && quietPolls < 3) {
       const metrics = (await this.#http.request('GET', '/metrics')).body.toString('utf8');
       const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
       last = { backlog: gauge('datapoint_rollup_backlog_ranges'), merges: gauge('columnar_merges_running') };
@@ -148,8 +153,91 @@ export class PlantdataTarget implements DatapointSystem {
     }
   }
 
+  #clientOf(tenant: string | undefined): HttpClient {
+    if (tenant === undefined || tenant === this.opts.tenant) return this.#http;
+    let client = this.#tenantClients.get(tenant);
+    if (!client) {
+      if (!this.#service) throw new Error('PlantdataTarget: start() first');
+      client = new HttpClient(this.#service.url, { headers: { authorization: `Bearer ${this.#service.token(tenant)}` } });
+      this.#tenantClients.set(tenant, client);
+    }
+    return client;
+  }
+
+  async createSeries(tenant: string, externalIds: string[]): Promise<void> {
+    const client = this.#clientOf(tenant);
+    for (let from = 0; from < externalIds.length; from += 1000) {
+      const items = externalIds.slice(from, from + 1000).map((externalId) => ({ externalId, name: `Bench sensor ${externalId}`, valueType: 'FLOAT', unitExternalId: 'temperature:deg_c' }));
+      await client.postJson('/timeseries/create', { items }, 201);
+    }
+  }
+
+  writeRequest(workload: Workload, tenant: string, user: string, items: WriteItem[]): PreparedWrite {
+    if (!this.#service) throw new Error('PlantdataTarget: start() first');
+    const parts = items.map((item) => {
+      const points: string[] = new Array(item.count);
+      for (let k = 0; k < item.count; k++) points[k] = `{"timestamp":${workload.timestamp(item.first + k)},"value":"${workload.valueText(item.gen, item.first + k)}"}`;
+      return `{"externalId":"${item.externalId}","datapoints":[${points.join(',')}]}`;
+    });
+    return {
+      path: '/timeseries/data', expectStatus: 204, pointCount: items.reduce((sum, i) => sum + i.count, 0),
+      headers: { authorization: `Bearer ${this.#service.token(tenant, user)}`, 'content-type': 'application/json' },
+      body: Buffer.from(`{"items":[${parts.join(',')}]}`),
+    };
+  }
+
+  async variedQuery(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }> {
+    const client = this.#clientOf(tenant);
+    const aggregate = (refs: SeriesRef[], start: number, end: number, granularity: string, aggregates: string[]) => client.postJson('/timeseries/data/list', {
+      items: refs.map((r) => ({ externalId: r.externalId, start, end, aggregates, granularity, limit: AGGREGATE_LIMIT })),
+    });
+    const bySeries = (answer: Awaited<ReturnType<typeof aggregate>>) => {
+      const series = new Map<string, AnsweredBucket[]>();
+      for (const item of parseJson<{ items: DatapointItem[] }>(answer).items) series.set(item.externalId ?? '', item.datapoints.map(readBucket));
+      return series;
+    };
+    switch (pick.query) {
+      case 'v1': {
+        const answer = await aggregate([pick.series], pick.fromMs, pick.toMs, '1m', ['AVG', 'MIN', 'MAX', 'COUNT']);
+        const item = parseJson<{ items: DatapointItem[] }>(answer).items[0];
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'v1', buckets: (item?.datapoints ?? []).map(readBucket) } };
+      }
+      case 'v2': {
+        const answer = await aggregate(pick.series, pick.fromMs, pick.toMs, '1h', ['AVG']);
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'v2', series: bySeries(answer) } };
+      }
+      case 'v5': {
+        // The start rounds down to the day (SPEC buckets are whole): the jitter changes the request, not the answer.
+        const answer = await aggregate(pick.series, pick.fromMs + pick.startJitterMs, pick.toMs, '1d', ['AVG']);
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'v5', series: bySeries(answer) } };
+      }
+      case 'v3': {
+        const answer = await client.postJson('/timeseries/data/list', { items: [{ externalId: pick.series.externalId, start: pick.fromMs, end: pick.fromMs + pick.count * SPACING_MS, limit: pick.count }] });
+        const points = parseJson<{ items: DatapointItem[] }>(answer).items[0]?.datapoints ?? [];
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'v3', timestamps: points.map((p) => Number(p['timestamp'])), values: points.map((p) => Number(p['value'])) } };
+      }
+      case 'v4': {
+        const answer = await client.postJson('/timeseries/data/latest', { items: pick.series.map((r) => ({ externalId: r.externalId })) });
+        const latest = new Map<string, { timestamp?: number; value: number }>();
+        for (const item of parseJson<{ items: DatapointItem[] }>(answer).items) {
+          const point = Array.isArray(item.datapoints) ? item.datapoints[0] : (item as unknown as Record<string, unknown>);
+          if (point) latest.set(item.externalId ?? '', { timestamp: Number(point['timestamp']), value: Number(point['value']) });
+        }
+        return { elapsedMs: answer.elapsedMs, answer: { query: 'v4', latest } };
+      }
+    }
+  }
+
+  async filterPage(tenant: string, limit: number): Promise<{ elapsedMs: number; problem?: string }> {
+    const answer = await this.#clientOf(tenant).postJson('/timeseries/filter', { limit });
+    const count = parseJson<{ items: unknown[] }>(answer).items.length;
+    return { elapsedMs: answer.elapsedMs, ...(count === limit ? {} : { problem: `filter page: ${count} series, expected ${limit}` }) };
+  }
+
   async stop(): Promise<void> {
     this.#client?.close();
+    for (const client of this.#tenantClients.values()) client.close();
+    this.#tenantClients.clear();
     await this.#service?.stop();
     this.#service = undefined;
   }

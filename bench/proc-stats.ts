@@ -144,3 +144,50 @@ export function isDirectory(dir: string): boolean {
     return false;
   }
 }
+
+/** Cores a process tree uses on average over `seconds` (its idle baseline when nothing is sent). */
+export async function treeCpuCores(rootPid: number, seconds: number): Promise<number> {
+  const before = treeCpuSeconds(rootPid);
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return (treeCpuSeconds(rootPid) - before) / ((Date.now() - started) / 1000);
+}
+
+export interface CatchUpCpu {
+  /** CPU seconds of the tree from `fromCpuSeconds` to the start of the idle stretch. */
+  cpuSeconds: number;
+  /** Seconds from the call to the start of the idle stretch (or to the bound). */
+  busySeconds: number;
+  /** False when the tree was still busy at the bound. */
+  idle: boolean;
+}
+
+/**
+ * The CPU a process tree spends after a moment (`fromCpuSeconds`, read at it) until it is idle:
+ * /proc sampled every `intervalMs`; idle means below `idleCores` of a core for `idleSeconds` in
+ * a row, and the figure stops at the start of that stretch. Bounded by `boundSeconds`.
+ */
+export async function cpuUntilIdle(rootPid: number, fromCpuSeconds: number, opts: { boundSeconds: number; intervalMs?: number; idleCores?: number; idleSeconds?: number }): Promise<CatchUpCpu> {
+  const intervalMs = opts.intervalMs ?? 250;
+  const idleCores = opts.idleCores ?? 0.05;
+  const idleSamples = Math.ceil(((opts.idleSeconds ?? 3) * 1000) / intervalMs);
+  const started = Date.now();
+  let last = { at: started, cpu: treeCpuSeconds(rootPid) };
+  let quietFrom: { at: number; cpu: number } | undefined;
+  let quietCount = 0;
+  while (Date.now() - started < opts.boundSeconds * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const now = { at: Date.now(), cpu: treeCpuSeconds(rootPid) };
+    const cores = (now.cpu - last.cpu) / Math.max(0.001, (now.at - last.at) / 1000);
+    if (cores < idleCores) {
+      quietFrom ??= last;
+      quietCount++;
+      if (quietCount >= idleSamples) return { cpuSeconds: quietFrom.cpu - fromCpuSeconds, busySeconds: (quietFrom.at - started) / 1000, idle: true };
+    } else {
+      quietFrom = undefined;
+      quietCount = 0;
+    }
+    last = now;
+  }
+  return { cpuSeconds: last.cpu - fromCpuSeconds, busySeconds: (last.at - started) / 1000, idle: false };
+}

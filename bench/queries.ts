@@ -26,7 +26,7 @@ export function q3PointCount(workload: Workload): number {
 }
 
 /** Relative tolerance for averages (summation order differs between systems). */
-const AVERAGE_TOLERANCE = 1e-9;
+export const AVERAGE_TOLERANCE = 1e-9;
 /** Peers store floats their own way (VictoriaMetrics as decimal mantissas): a looser bound. */
 export const PEER_TOLERANCE = 1e-6;
 
@@ -70,7 +70,7 @@ export function checkAnswer(workload: Workload, answer: QueryAnswer, tolerance =
   }
 }
 
-function checkBuckets(what: string, want: Bucket[], got: AnsweredBucket[], fields: ('average' | 'min' | 'max' | 'count')[], tolerance: number): string | undefined {
+export function checkBuckets(what: string, want: Bucket[], got: AnsweredBucket[], fields: ('average' | 'min' | 'max' | 'count')[], tolerance: number): string | undefined {
   if (got.length !== want.length) return `${what}: ${got.length} buckets, expected ${want.length}`;
   for (let k = 0; k < want.length; k++) {
     const w = want[k] as Bucket;
@@ -85,7 +85,7 @@ function checkBuckets(what: string, want: Bucket[], got: AnsweredBucket[], field
   return undefined;
 }
 
-function close(got: number, want: number, tolerance: number): boolean {
+export function close(got: number, want: number, tolerance: number): boolean {
   if (got === want) return true;
   return Math.abs(got - want) <= tolerance * Math.max(1, Math.abs(want));
 }

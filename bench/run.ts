@@ -20,6 +20,9 @@ import { PlantdataTarget } from './plantdata-target.ts';
 import { describeMachine, writeReport } from './report.ts';
 import { formatTextTable, tableRows, type RunResult, type SuiteResult, type SystemName } from './results.ts';
 import { startService } from './service.ts';
+import { LOAD_SIZES, LoadPlan, runLoadSystem, type LoadRun } from './gateway.ts';
+import { SPEC_DEFAULT_SERVICE_CONFIG } from './service.ts';
+import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
@@ -101,7 +104,11 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`datapoints: ${workload.describe()}`);
   const runs: SystemRun[] = [];
   const settleSecondsMax = SETTLE_SECONDS_MAX[opts.size];
-  runs.push(await runDatapointSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `bench-dp-${Date.now()}` }), workload, { settleSecondsMax, log: opts.log }));
+  // Issue 11: varied picks seeded per run (BENCH_SEED replays one), the same on every system.
+  const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 2 ** 31);
+  const varied = { size: VARIED_SIZES[opts.size], seed };
+  const runTag = `bench-${Date.now()}`;
+  runs.push(await runDatapointSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `bench-dp-${Date.now()}` }), workload, { settleSecondsMax, log: opts.log, varied }));
   const skipped: string[] = [];
   for (const peer of opts.peers) {
     const [command, debianPackage] = peer === 'victoria-metrics' ? ['victoria-metrics', 'victoria-metrics'] : ['influxd', 'influxdb'];
@@ -119,9 +126,14 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
     } else {
       target = new InfluxdbPeer({ logDir: opts.logDir });
     }
-    runs.push(await runDatapointSystem(target, workload, { settleSecondsMax, log: opts.log, ...(alternateQueries ? { alternateQueries } : {}) }));
+    runs.push(await runDatapointSystem(target, workload, { settleSecondsMax, log: opts.log, varied, ...(alternateQueries ? { alternateQueries } : {}) }));
   }
-  const suite = datapointSuiteResult(workload, runs);
+  // Issue 11's load rows: a fresh system each, ours with SPEC's default rate limits and quotas.
+  const plan = new LoadPlan(LOAD_SIZES[opts.size], varied.size, runTag, seed, workload.startMs + 2 * 86_400_000);
+  opts.log(`datapoints load rows: ${plan.describe()}`);
+  const loadRuns: LoadRun[] = [await runLoadSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `${runTag}-base`, serviceConfig: SPEC_DEFAULT_SERVICE_CONFIG }), plan, { log: opts.log })];
+  if (opts.peers.includes('victoria-metrics') && hasCommand('victoria-metrics')) loadRuns.push(await runLoadSystem(new VictoriaMetricsPeer({ logDir: opts.logDir }), plan, { log: opts.log }));
+  const suite = datapointSuiteResult(workload, runs, { variedSize: varied.size, seed, plan, loadRuns });
   suite.notes.push(...skipped);
   return suite;
 }

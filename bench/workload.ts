@@ -16,7 +16,7 @@ export interface DatapointSize {
 export const DATAPOINT_SIZES: Record<'full' | 'small' | 'tiny', DatapointSize> = {
   full: { seriesCount: 100, pointsPerSeries: 100_000, requestPoints: 100_000, senderCount: 2, warmupCount: 2, runCount: 10 },
   small: { seriesCount: 20, pointsPerSeries: 100_000, requestPoints: 100_000, senderCount: 2, warmupCount: 2, runCount: 10 },
-  tiny: { seriesCount: 3, pointsPerSeries: 5_000, requestPoints: 2_000, senderCount: 2, warmupCount: 1, runCount: 2 },
+  tiny: { seriesCount: 6, pointsPerSeries: 10_000, requestPoints: 5_000, senderCount: 2, warmupCount: 1, runCount: 2 },
 };
 
 export const SPACING_MS = 1000;
@@ -81,12 +81,21 @@ export class Workload {
 
   /** Aggregates of one series over UTC-aligned buckets of `bucketMs` (1h, 1d). */
   buckets(series: number, bucketMs: number): Bucket[] {
+    return this.bucketsIn(series, bucketMs, this.startMs, this.endMs);
+  }
+
+  /**
+   * Aggregates of one series over the UTC-aligned buckets of `bucketMs` that lie in
+   * [fromMs, toMs) (both bucket-aligned): the answer to a windowed aggregate query.
+   */
+  bucketsIn(series: number, bucketMs: number, fromMs: number, toMs: number): Bucket[] {
     const values = this.values(series);
+    const first = Math.max(0, Math.ceil((fromMs - this.startMs) / SPACING_MS));
+    const last = Math.min(values.length, Math.ceil((toMs - this.startMs) / SPACING_MS));
     const out: Bucket[] = [];
     let current: Bucket | undefined;
-    for (let i = 0; i < values.length; i++) {
-      const t = this.timestamp(i);
-      const bucketStart = Math.floor(t / bucketMs) * bucketMs;
+    for (let i = first; i < last; i++) {
+      const bucketStart = Math.floor(this.timestamp(i) / bucketMs) * bucketMs;
       const v = values[i] as number;
       if (!current || current.timestamp !== bucketStart) {
         current = { timestamp: bucketStart, average: 0, min: v, max: v, count: 0, sum: 0 };

@@ -1,0 +1,285 @@
+// The load rows of issue 11, on a fresh system per run (ours, then VictoriaMetrics): gateway
+// ingest (many series per request, many tenants and users, 16 keep-alive connections) with
+// V1 every 200 ms on a separate base data set while it runs, the CPU spent after the last
+// acknowledgement until idle, then a high-cardinality load with a metadata filter page while
+// it runs and V4 over 1,000 random series after it. Every answer is checked.
+import { runIngest, type IngestFigures } from './load.ts';
+import { cpuUntilIdle, treeCpuCores, type CatchUpCpu } from './proc-stats.ts';
+import type { LoadSystem, PreparedWrite, WriteItem } from './datapoint-system.ts';
+import { PEER_TOLERANCE } from './queries.ts';
+import type { Figure, Metric, SystemName, Target } from './results.ts';
+import { summarize, type TimingSummary } from './stats.ts';
+import { timeVaried, variedEvery, VariedPicker, type VariedQuery, type VariedSize, type VariedSummary } from './varied.ts';
+import { Workload, type DatapointSize } from './workload.ts';
+
+export interface LoadSize {
+  /** Series V1 reads while idle and during the gateway ingest (loaded in bulk first). */
+  base: { seriesCount: number; pointsPerSeries: number; requestPoints: number };
+  gateway: { seriesCount: number; pointsPerSeries: number; itemsPerRequest: number; pointsPerItem: number; connectionCount: number; usersPerTenant: number };
+  queryEveryMs: number;
+  highCardinality: { seriesCount: number; pointsPerSeries: number; seriesPerRequest: number; tenantCount: number; senderCount: number; v4SeriesCount: number };
+  /** Bound on the wait for idle after the gateway's last acknowledgement. */
+  catchUpSecondsMax: number;
+  /** Bound on a system's own wait for its background work after a load (ours: rollups and merges). */
+  afterIngestSecondsMax: number;
+}
+
+/** Above the tree's idle baseline by less than this many cores: idle. */
+const IDLE_MARGIN_CORES = 0.05;
+
+export const LOAD_SIZES: Record<'full' | 'small' | 'tiny', LoadSize> = {
+  full: {
+    base: { seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200 },
+    gateway: { seriesCount: 1_000, pointsPerSeries: 10_000, itemsPerRequest: 100, pointsPerItem: 10, connectionCount: 16, usersPerTenant: 4 },
+    queryEveryMs: 200,
+    highCardinality: { seriesCount: 100_000, pointsPerSeries: 100, seriesPerRequest: 1_000, tenantCount: 4, senderCount: 4, v4SeriesCount: 1_000 },
+    catchUpSecondsMax: 120,
+    afterIngestSecondsMax: 90,
+  },
+  small: {
+    base: { seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200 },
+    gateway: { seriesCount: 1_000, pointsPerSeries: 2_000, itemsPerRequest: 100, pointsPerItem: 10, connectionCount: 16, usersPerTenant: 4 },
+    queryEveryMs: 200,
+    highCardinality: { seriesCount: 20_000, pointsPerSeries: 100, seriesPerRequest: 1_000, tenantCount: 2, senderCount: 4, v4SeriesCount: 1_000 },
+    catchUpSecondsMax: 60,
+    afterIngestSecondsMax: 60,
+  },
+  tiny: {
+    base: { seriesCount: 4, pointsPerSeries: 7_200, requestPoints: 7_200 },
+    gateway: { seriesCount: 200, pointsPerSeries: 200, itemsPerRequest: 100, pointsPerItem: 10, connectionCount: 16, usersPerTenant: 2 },
+    queryEveryMs: 200,
+    highCardinality: { seriesCount: 2_000, pointsPerSeries: 100, seriesPerRequest: 500, tenantCount: 2, senderCount: 4, v4SeriesCount: 100 },
+    catchUpSecondsMax: 6,
+    afterIngestSecondsMax: 3,
+  },
+};
+
+/** Generator series numbers of the gateway and high-cardinality sets (distinct values from the base's). */
+const GATEWAY_GEN = 100_000;
+const HIGH_CARDINALITY_GEN = 1_000_000;
+
+export function gatewayExternalId(g: number): string {
+  return `bench-gw-${String(g).padStart(5, '0')}`;
+}
+
+export function highCardinalityExternalId(h: number): string {
+  return `bench-hc-${String(h).padStart(6, '0')}`;
+}
+
+export interface LoadRun {
+  system: SystemName;
+  v1Idle?: VariedSummary;
+  gateway?: IngestFigures & { catchUp: CatchUpCpu; idleCores: number };
+  v1UnderIngest?: TimingSummary & { problem?: string };
+  highCardinality?: IngestFigures;
+  v4HighCardinality?: VariedSummary;
+  filterUnderIngest?: TimingSummary & { problem?: string };
+  error?: string;
+}
+
+export class LoadPlan {
+  readonly base: Workload;
+  readonly gatewayWorkload: Workload;
+  readonly highCardinalityWorkload: Workload;
+  readonly gatewayTenantCount: number;
+
+  constructor(readonly size: LoadSize, readonly varied: VariedSize, readonly runTag: string, readonly seed: number, nowMs = Date.now()) {
+    const workloadSize = (seriesCount: number, pointsPerSeries: number): DatapointSize => ({ seriesCount, pointsPerSeries, requestPoints: pointsPerSeries, senderCount: 1, warmupCount: 0, runCount: 0 });
+    this.base = new Workload(workloadSize(size.base.seriesCount, size.base.pointsPerSeries), nowMs);
+    this.gatewayWorkload = new Workload(workloadSize(size.gateway.seriesCount, size.gateway.pointsPerSeries), nowMs);
+    this.highCardinalityWorkload = new Workload(workloadSize(size.highCardinality.seriesCount, size.highCardinality.pointsPerSeries), nowMs);
+    if (size.gateway.seriesCount % size.gateway.itemsPerRequest !== 0) throw new Error('gateway: series must fill whole requests');
+    // One request carries every series of one tenant: a tenant per itemsPerRequest series.
+    this.gatewayTenantCount = size.gateway.seriesCount / size.gateway.itemsPerRequest;
+  }
+
+  get baseTenant(): string {
+    return `${this.runTag}-base`;
+  }
+
+  gatewayTenant(t: number): string {
+    return `${this.runTag}-gw${t}`;
+  }
+
+  highCardinalityTenant(t: number): string {
+    return `${this.runTag}-hc${t}`;
+  }
+
+  get highCardinalityPerTenant(): number {
+    return Math.ceil(this.size.highCardinality.seriesCount / this.size.highCardinality.tenantCount);
+  }
+
+  /** Requests per tenant and per user of the gateway load (the rate-limit arithmetic). */
+  gatewayRequestsPer(): { tenant: number; user: number } {
+    const g = this.size.gateway;
+    const perTenant = g.pointsPerSeries / g.pointsPerItem;
+    return { tenant: perTenant, user: Math.ceil(perTenant / g.usersPerTenant) };
+  }
+
+  describe(): string {
+    const { base, gateway: g, highCardinality: h } = this.size;
+    const per = this.gatewayRequestsPer();
+    return `load rows on a fresh system with SPEC's default rate limits and quotas: base ${base.seriesCount} series x ${base.pointsPerSeries} points for V1; `
+      + `gateway ${g.seriesCount} series x ${g.pointsPerSeries} points (${g.seriesCount * g.pointsPerSeries} points) as ${g.itemsPerRequest * g.pointsPerItem}-point requests (${g.itemsPerRequest} items x ${g.pointsPerItem} points), time-major, `
+      + `${this.gatewayTenantCount} tenants x ${g.usersPerTenant} users (${per.tenant} writes per tenant, ${per.user} per user), ${g.connectionCount} keep-alive connections; `
+      + `V1 every ${this.size.queryEveryMs} ms during it; high cardinality ${h.seriesCount} series x ${h.pointsPerSeries} points in ${h.seriesPerRequest}-series requests over ${h.tenantCount} tenants, ${h.senderCount} senders`;
+  }
+}
+
+/** The phases of the load rows on one system; a failure keeps what was measured before it. */
+export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { log: (line: string) => void }): Promise<LoadRun> {
+  const { log } = opts;
+  const run: LoadRun = { system: target.system };
+  const tolerance = target.system === 'plantdata' ? undefined : PEER_TOLERANCE;
+  try {
+    const proc = await target.start();
+    log(`${target.system} load: started at ${proc.url} (pid ${proc.mainPid})`);
+    const query: VariedQuery = (pick) => target.variedQuery(pick, plan.baseTenant);
+    const baseIds = Array.from({ length: plan.base.size.seriesCount }, (_, s) => plan.base.externalId(s));
+    await target.createSeries(plan.baseTenant, baseIds);
+    const baseRequests: PreparedWrite[] = [];
+    const b = plan.size.base;
+    for (let s = 0; s < b.seriesCount; s++) {
+      for (let first = 0; first < b.pointsPerSeries; first += b.requestPoints) {
+        baseRequests.push(target.writeRequest(plan.base, plan.baseTenant, 'bench', [{ externalId: baseIds[s] as string, gen: s, first, count: Math.min(b.requestPoints, b.pointsPerSeries - first) }]));
+      }
+    }
+    await ingest(target, proc, baseRequests, 2);
+    const afterIngest = { waitMsMax: plan.size.afterIngestSecondsMax * 1000 };
+    await target.afterIngest(afterIngest);
+    const basePicker = new VariedPicker(plan.base, plan.varied, plan.seed);
+    run.v1Idle = await timeVaried(query, basePicker, 'v1', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
+    log(`${target.system} load: V1 idle median ${run.v1Idle.medianMs.toFixed(2)} ms, p99 ${run.v1Idle.p99Ms.toFixed(2)} ms`);
+
+    // Gateway ingest, V1 every queryEveryMs on the base set while it runs.
+    const g = plan.size.gateway;
+    for (let t = 0; t < plan.gatewayTenantCount; t++) {
+      await target.createSeries(plan.gatewayTenant(t), Array.from({ length: g.itemsPerRequest }, (_, k) => gatewayExternalId(t * g.itemsPerRequest + k)));
+    }
+    log(`${target.system} load: building gateway requests`);
+    const gatewayRequests: PreparedWrite[] = [];
+    for (let step = 0; step * g.pointsPerItem < g.pointsPerSeries; step++) {
+      const first = step * g.pointsPerItem;
+      for (let t = 0; t < plan.gatewayTenantCount; t++) {
+        const items: WriteItem[] = Array.from({ length: g.itemsPerRequest }, (_, k) => {
+          const series = t * g.itemsPerRequest + k;
+          return { externalId: gatewayExternalId(series), gen: GATEWAY_GEN + series, first, count: Math.min(g.pointsPerItem, g.pointsPerSeries - first) };
+        });
+        gatewayRequests.push(target.writeRequest(plan.gatewayWorkload, plan.gatewayTenant(t), `gw-user-${step % g.usersPerTenant}`, items));
+      }
+    }
+    const idleCores = await treeCpuCores(proc.rootPid, 2);
+    log(`${target.system} load: gateway ingest of ${gatewayRequests.length} requests, V1 every ${plan.size.queryEveryMs} ms (idle baseline ${idleCores.toFixed(3)} cores)`);
+    const done = { value: false };
+    const underIngest = variedEvery(query, basePicker, 'v1', plan.size.queryEveryMs, done, tolerance);
+    let figures: IngestFigures;
+    try {
+      figures = await ingest(target, proc, gatewayRequests, g.connectionCount);
+    } finally {
+      done.value = true;
+    }
+    gatewayRequests.length = 0;
+    const catchUpPromise = cpuUntilIdle(proc.rootPid, figures.treeCpuAtEndSeconds, { boundSeconds: plan.size.catchUpSecondsMax, idleCores: idleCores + IDLE_MARGIN_CORES });
+    const v1 = await underIngest;
+    run.v1UnderIngest = { ...summarize(v1.samples), ...(v1.problem ? { problem: v1.problem } : {}) };
+    run.gateway = { ...figures, catchUp: await catchUpPromise, idleCores };
+    log(`${target.system} load: gateway ${Math.round(figures.pointsPerSecond)} points/s, ${figures.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points, catch-up ${run.gateway.catchUp.cpuSeconds.toFixed(2)} CPU s over ${run.gateway.catchUp.busySeconds.toFixed(1)} s; V1 under ingest median ${run.v1UnderIngest.medianMs.toFixed(2)} ms, p99 ${run.v1UnderIngest.p99Ms.toFixed(2)} ms (${v1.samples.length} runs)`);
+
+    // High cardinality: series in several tenants, 1,000-series requests, a filter page while it runs.
+    const h = plan.size.highCardinality;
+    const perTenant = plan.highCardinalityPerTenant;
+    const tenantOf = (series: number) => Math.floor(series / perTenant);
+    for (let t = 0; t < h.tenantCount; t++) {
+      const ids = [];
+      for (let s = t * perTenant; s < Math.min(h.seriesCount, (t + 1) * perTenant); s++) ids.push(highCardinalityExternalId(s));
+      await target.createSeries(plan.highCardinalityTenant(t), ids);
+    }
+    log(`${target.system} load: building high-cardinality requests`);
+    const highRequests: PreparedWrite[] = [];
+    for (let from = 0; from < h.seriesCount;) {
+      // A request never spans tenants: it stops at the tenant's last series.
+      const to = Math.min(from + h.seriesPerRequest, h.seriesCount, (tenantOf(from) + 1) * perTenant);
+      const items: WriteItem[] = [];
+      for (let s = from; s < to; s++) items.push({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s, first: 0, count: h.pointsPerSeries });
+      highRequests.push(target.writeRequest(plan.highCardinalityWorkload, plan.highCardinalityTenant(tenantOf(from)), 'hc-user', items));
+      from = to;
+    }
+    const filterLimit = Math.min(1000, perTenant);
+    const filterDone = { value: false };
+    const filterSamples: number[] = [];
+    let filterProblem: string | undefined;
+    const filterLoop = target.filterPage ? (async () => {
+      while (!filterDone.value) {
+        const started = Date.now();
+        const page = await (target.filterPage as NonNullable<LoadSystem['filterPage']>)(plan.highCardinalityTenant(0), filterLimit);
+        filterSamples.push(page.elapsedMs);
+        filterProblem ??= page.problem;
+        const wait = plan.size.queryEveryMs - (Date.now() - started);
+        if (wait > 0 && !filterDone.value) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    })() : Promise.resolve();
+    try {
+      run.highCardinality = await ingest(target, proc, highRequests, h.senderCount);
+    } finally {
+      filterDone.value = true;
+      await filterLoop;
+    }
+    highRequests.length = 0;
+    if (filterSamples.length > 0) run.filterUnderIngest = { ...summarize(filterSamples), ...(filterProblem ? { problem: filterProblem } : {}) };
+    log(`${target.system} load: high cardinality ${Math.round(run.highCardinality.pointsPerSecond)} points/s${run.filterUnderIngest ? `, filter page under ingest median ${run.filterUnderIngest.medianMs.toFixed(2)} ms (${filterSamples.length} runs)` : ''}`);
+    await target.afterIngest(afterIngest);
+    const highPicker = new VariedPicker(plan.highCardinalityWorkload, { ...plan.varied, v4SeriesCount: h.v4SeriesCount }, plan.seed + 1, {
+      seriesCount: Math.min(perTenant, h.seriesCount), pointsPerSeries: h.pointsPerSeries,
+      ref: (s) => ({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s }),
+    });
+    run.v4HighCardinality = await timeVaried((pick) => target.variedQuery(pick, plan.highCardinalityTenant(0)), highPicker, 'v4', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
+    log(`${target.system} load: V4 over ${h.v4SeriesCount} random series median ${run.v4HighCardinality.medianMs.toFixed(2)} ms`);
+  } catch (error) {
+    run.error = (error as Error).message;
+    log(`${target.system} load: FAILED: ${run.error}`);
+  } finally {
+    await target.stop().catch((error: unknown) => log(`${target.system} load: stop failed: ${(error as Error).message}`));
+  }
+  return run;
+}
+
+function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number): Promise<IngestFigures> {
+  const first = requests[0];
+  if (!first) throw new Error(`${target.system}: nothing to send`);
+  return runIngest({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid });
+}
+
+/** Issue 11 "Targets" for the load rows. */
+const VM: SystemName = 'victoria-metrics';
+
+/** The load rows of the data point table. */
+export function loadMetrics(runs: LoadRun[], plan: LoadPlan): Metric[] {
+  const metric = (key: string, label: string, unit: string, better: Metric['better'], target: Target | undefined, pick: (r: LoadRun) => Figure | undefined): Metric => {
+    const figures: Metric['figures'] = {};
+    for (const r of runs) {
+      const figure = pick(r);
+      if (figure) figures[r.system] = figure;
+    }
+    return { suite: 'datapoints', key, label, unit, better, ...(target ? { target } : {}), figures };
+  };
+  const timing = (t: (TimingSummary & { problem?: string }) | undefined, extra?: string): Figure | undefined => t && {
+    value: t.medianMs, p99: t.p99Ms, runCount: t.runCount, checked: !t.problem, ...(t.problem || extra ? { note: t.problem ?? extra } : {}),
+  };
+  const g = plan.size.gateway;
+  const h = plan.size.highCardinality;
+  return [
+    metric('gateway-rate', `gateway ingest ${g.itemsPerRequest}x${g.pointsPerItem}-point requests`, 'points/s', 'higher', { op: '>=', value: 1.0, peer: VM }, (r) => r.gateway && { value: r.gateway.pointsPerSecond }),
+    metric('gateway-cpu', 'gateway CPU per M points', 'CPU s', 'lower', { op: '<=', value: 1.0, peer: VM }, (r) => r.gateway && { value: r.gateway.cpuSecondsPerMillionPoints }),
+    metric('gateway-ack', 'gateway ack latency p50', 'ms', 'lower', undefined, (r) => r.gateway && { value: r.gateway.ackP50Ms, p99: r.gateway.ackP99Ms }),
+    metric('gateway-catch-up', 'gateway catch-up CPU after last ack', 'x ingest CPU', 'lower', { op: '<=', value: 0.3 }, (r) => r.gateway && {
+      value: r.gateway.catchUp.cpuSeconds / r.gateway.cpuSeconds,
+      note: `${r.gateway.catchUp.cpuSeconds.toFixed(2)} CPU s after the last acknowledgement over ${r.gateway.catchUp.busySeconds.toFixed(1)} s${r.gateway.catchUp.idle ? ' until idle' : ', still busy at the bound'} (ingest itself ${r.gateway.cpuSeconds.toFixed(2)} CPU s; idle baseline before the load ${r.gateway.idleCores.toFixed(3)} cores)`,
+    }),
+    metric('v1-idle', 'V1 idle (load-row base set)', 'ms', 'lower', undefined, (r) => timing(r.v1Idle)),
+    metric('v1-under-ingest', `V1 every ${plan.size.queryEveryMs} ms during gateway ingest`, 'ms', 'lower', undefined, (r) => timing(r.v1UnderIngest, r.v1UnderIngest ? `${r.v1UnderIngest.runCount} runs while the gateway ingest ran` : undefined)),
+    metric('v1-under-ingest-p99-ratio', 'V1 p99 under ingest / idle p99', 'x', 'lower', { op: '<=', value: 3 }, (r) => (r.v1Idle && r.v1UnderIngest ? { value: r.v1UnderIngest.p99Ms / r.v1Idle.p99Ms } : undefined)),
+    metric('high-cardinality-rate', `high cardinality ${h.seriesCount} series, ${h.seriesPerRequest}-series requests`, 'points/s', 'higher', undefined, (r) => r.highCardinality && { value: r.highCardinality.pointsPerSecond, note: `ack p50 ${r.highCardinality.ackP50Ms.toFixed(0)} ms, p99 ${r.highCardinality.ackP99Ms.toFixed(0)} ms; ${r.highCardinality.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points` }),
+    metric('high-cardinality-v4', `V4 latest of ${h.v4SeriesCount} random series of ${plan.highCardinalityPerTenant}`, 'ms', 'lower', undefined, (r) => timing(r.v4HighCardinality, r.v4HighCardinality ? `p90 ${r.v4HighCardinality.p90Ms.toFixed(2)} ms` : undefined)),
+    metric('high-cardinality-filter', `filter page of ${Math.min(1000, plan.highCardinalityPerTenant)} series during high-cardinality ingest`, 'ms', 'lower', undefined, (r) => timing(r.filterUnderIngest, r.filterUnderIngest ? `${r.filterUnderIngest.runCount} runs while the ingest ran` : undefined)),
+  ];
+}
