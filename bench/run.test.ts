@@ -42,6 +42,16 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
     if (!endpointsMissing) t.ok(figures.plantdata, `${key} measured on our service`);
   }
+  // Issue 11's rows: V1-V5 (and their p90 rows) and the load rows, answers checked.
+  for (const key of ['v1', 'v2', 'v3', 'v4', 'v5', 'v1-p90', 'v5-p90', 'v1-idle', 'v1-under-ingest', 'high-cardinality-v4', 'high-cardinality-filter']) {
+    const figures = datapoints?.metrics.find((m) => m.key === key)?.figures ?? {};
+    for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
+    if (!endpointsMissing) t.ok(figures.plantdata, `${key} measured on our service`);
+  }
+  for (const key of ['gateway-rate', 'gateway-cpu', 'gateway-catch-up', 'v1-under-ingest-p99-ratio', 'high-cardinality-rate']) {
+    const metric = datapoints?.metrics.find((m) => m.key === key);
+    if (!endpointsMissing) t.ok(metric?.figures.plantdata, `${key} measured on our service`);
+  }
   if (endpointsMissing) t.comment('POST /timeseries/data is not there yet: our data point figures are skipped, peers still ran');
 
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
