@@ -104,6 +104,20 @@ function bodyOf(route: Route, validate: Validator | undefined, rawBody: Uint8Arr
   return undefined;
 }
 
+/**
+ * Marks the response aborted when the client leaves (uWS then forbids touching `res`) and
+ * signals whoever still reads the body. Must be attached before the handler returns.
+ */
+function watchAbort(res: HttpResponse, log: Logger): { state: ResponseState; clientGone: AbortController } {
+  const state: ResponseState = { aborted: false };
+  const clientGone = new AbortController();
+  res.onAborted(guardUws(log, 'onAborted', () => {
+    state.aborted = true;
+    clientGone.abort();
+  }));
+  return { state, clientGone };
+}
+
 /** The query string; URLSearchParams decodes leniently and never throws. */
 function queryOf(text: string | undefined): URLSearchParams {
   return new URLSearchParams(text ?? '');
@@ -120,12 +134,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
     const handler = (res: HttpResponse, req: HttpRequest) => {
       // Everything from req must be read before the first await (uWS stack-allocates it).
       const started = process.hrtime.bigint();
-      const state: ResponseState = { aborted: false };
-      const clientGone = new AbortController();
-      res.onAborted(guardUws(deps.log, 'onAborted', () => {
-        state.aborted = true;
-        clientGone.abort();
-      }));
+      const { state, clientGone } = watchAbort(res, deps.log);
       const requestId = requestIdOf(req);
       const authorization = req.getHeader('authorization');
       const contentType = req.getHeader('content-type');
@@ -218,12 +227,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
     else app.del(path, guarded);
   }
   app.any('/*', guardUws(deps.log, 'no route', (res: HttpResponse, req: HttpRequest) => {
-    const state: ResponseState = { aborted: false };
-    const clientGone = new AbortController();
-    res.onAborted(guardUws(deps.log, 'onAborted', () => {
-      state.aborted = true;
-      clientGone.abort();
-    }));
+    const { state, clientGone } = watchAbort(res, deps.log);
     const requestId = requestIdOf(req);
     const path = req.getUrl();
     const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, deps.log) : undefined;
