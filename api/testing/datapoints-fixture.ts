@@ -60,19 +60,7 @@ export async function readAllPoints(t: Test, call: CheckedRequest, token: string
   throw new Error('reading points: more than 1000 pages');
 }
 
-/**
- * Polls `probe` until it returns a value other than undefined or the deadline passes. The
- * short pause between probes only spaces them out; nothing waits for a fixed time.
- */
-export async function pollUntil<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`${what}: not reached within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { pollUntil } from '../../engine/testing/poll-until.ts';
 
 const LIST_RESPONSE = TypeCompiler.Compile(DatapointListResponse);
 const LATEST_RESPONSE = TypeCompiler.Compile(DatapointLatestResponse);

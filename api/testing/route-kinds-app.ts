@@ -14,6 +14,7 @@ import { assertNativeUws, mountRoutes, type HttpDeps } from '../http-server.ts';
 import { RateLimiter } from '../rate-limit.ts';
 import type { Route } from '../route.ts';
 import { mountWebSocketRoutes, type WebSocketRoute } from '../websocket-routes.ts';
+import { pollUntil } from '../../engine/testing/poll-until.ts';
 
 export interface RouteKindsApp {
   /** http://127.0.0.1:<port> */
@@ -50,11 +51,7 @@ export async function startRouteKindsApp(opts: { routes?: Route[]; webSocketRout
   };
 }
 
-/** Polls `check` until it holds or the deadline passes (no sleeps in tests: STYLE §11). */
+/** Waits until `check` holds, or fails at the deadline (engine/testing/poll-until.ts). */
 export async function until(check: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await pollUntil(what, check, deadlineMs, 5);
 }
