@@ -19,6 +19,17 @@ const QUERY_TARGETS: Record<QueryName, Target> = {
   q4: { op: '<=', value: 0.2, peer: 'victoria-metrics' },
 };
 
+/**
+ * Issue 11 "Targets" for today's bulk rows (issue 3 asked >= 1.0x VM, <= 1536 MiB and
+ * <= 3 bytes/point): ingest at least 1.1x VictoriaMetrics, peak RSS at most 2x its, bytes per
+ * point on disk at most 1.0x its.
+ */
+const BULK_TARGETS = {
+  ingest: { op: '>=', value: 1.1, peer: 'victoria-metrics' },
+  peakRss: { op: '<=', value: 2.0, peer: 'victoria-metrics' },
+  disk: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
+} satisfies Record<string, Target>;
+
 /** Issue 11 "Targets": varied query medians and p90s as ratios to VictoriaMetrics. */
 const VARIED_TARGETS: Record<VariedName, Target> = {
   v1: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
@@ -120,11 +131,11 @@ export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Me
   };
   const ingest = (r: SystemRun) => r.ingest;
   return [
-    metric('ingest-rate', 'ingest', 'points/s', 'higher', { op: '>=', value: 1.0, peer: 'victoria-metrics' }, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).pointsPerSecond }),
+    metric('ingest-rate', 'ingest', 'points/s', 'higher', BULK_TARGETS.ingest, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).pointsPerSecond }),
     metric('ingest-cpu', 'CPU per M points', 'CPU s', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).cpuSecondsPerMillionPoints }),
     metric('ingest-ack', 'ack latency p50', 'ms', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).ackP50Ms, p99: (ingest(r) as IngestFigures).ackP99Ms }),
-    metric('peak-rss', 'peak RSS', 'MiB', 'lower', { op: '<=', value: 1536 }, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
-    metric('disk', 'on disk', 'bytes/point', 'lower', { op: '<=', value: 3 }, (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, ...(r.diskBytesAfterIngest !== undefined ? { note: `${(r.diskBytesAfterIngest / r.ingest.pointCount).toFixed(2)} bytes/point right after ingest` } : {}) } : undefined)),
+    metric('peak-rss', 'peak RSS', 'MiB', 'lower', BULK_TARGETS.peakRss, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
+    metric('disk', 'on disk', 'bytes/point', 'lower', BULK_TARGETS.disk, (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, ...(r.diskBytesAfterIngest !== undefined ? { note: `${(r.diskBytesAfterIngest / r.ingest.pointCount).toFixed(2)} bytes/point right after ingest` } : {}) } : undefined)),
     ...(Object.keys(QUERY_LABELS) as QueryName[]).map((name) => metric(name, QUERY_LABELS[name], 'ms', 'lower', QUERY_TARGETS[name], (r) => {
       const q = r.queries[name];
       if (!q) return undefined;

@@ -172,6 +172,7 @@ export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { 
     log(`${target.system} load: gateway ingest of ${gatewayRequests.length} requests, V1 every ${plan.size.queryEveryMs} ms (idle baseline ${idleCores.toFixed(3)} cores)`);
     const done = { value: false };
     const underIngest = variedEvery(query, basePicker, 'v1', plan.size.queryEveryMs, done, tolerance);
+    underIngest.catch(() => undefined); // awaited below; a failing ingest must not leave it unhandled
     let figures: IngestFigures;
     try {
       figures = await ingest(target, proc, gatewayRequests, g.connectionCount);
