@@ -9,7 +9,7 @@ import type { LoadSystem, PreparedWrite, WriteItem } from './datapoint-system.ts
 import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
-import { timeVaried, variedEvery, VariedPicker, type VariedQuery, type VariedSize, type VariedSummary } from './varied.ts';
+import { timeVaried, variedEvery, VariedPicker, type VariedSize, type VariedSummary } from './varied.ts';
 import { Workload, type DatapointSize } from './workload.ts';
 
 export interface LoadSize {
@@ -130,111 +130,17 @@ export class LoadPlan {
 export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { log: (line: string) => void }): Promise<LoadRun> {
   const { log } = opts;
   const run: LoadRun = { system: target.system };
-  const tolerance = target.system === 'plantdata' ? undefined : PEER_TOLERANCE;
   try {
     const proc = await target.start();
     log(`${target.system} load: started at ${proc.url} (pid ${proc.mainPid})`);
-    const query: VariedQuery = (pick) => target.variedQuery(pick, plan.baseTenant);
-    const baseIds = Array.from({ length: plan.base.size.seriesCount }, (_, s) => plan.base.externalId(s));
-    await target.createSeries(plan.baseTenant, baseIds);
-    const baseRequests: PreparedWrite[] = [];
-    const b = plan.size.base;
-    for (let s = 0; s < b.seriesCount; s++) {
-      for (let first = 0; first < b.pointsPerSeries; first += b.requestPoints) {
-        baseRequests.push(target.writeRequest(plan.base, plan.baseTenant, 'bench', [{ externalId: baseIds[s] as string, gen: s, first, count: Math.min(b.requestPoints, b.pointsPerSeries - first) }]));
-      }
-    }
-    await ingest(target, proc, baseRequests, 2);
-    const afterIngest = { waitMsMax: plan.size.afterIngestSecondsMax * 1000 };
-    await target.afterIngest(afterIngest);
-    const basePicker = new VariedPicker(plan.base, plan.varied, plan.seed);
-    run.v1Idle = await timeVaried(query, basePicker, 'v1', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
-    log(`${target.system} load: V1 idle median ${run.v1Idle.medianMs.toFixed(2)} ms, p99 ${run.v1Idle.p99Ms.toFixed(2)} ms`);
-
-    // Gateway ingest, V1 every queryEveryMs on the base set while it runs.
-    const g = plan.size.gateway;
-    for (let t = 0; t < plan.gatewayTenantCount; t++) {
-      await target.createSeries(plan.gatewayTenant(t), Array.from({ length: g.itemsPerRequest }, (_, k) => gatewayExternalId(t * g.itemsPerRequest + k)));
-    }
-    log(`${target.system} load: building gateway requests`);
-    const gatewayRequests: PreparedWrite[] = [];
-    for (let step = 0; step * g.pointsPerItem < g.pointsPerSeries; step++) {
-      const first = step * g.pointsPerItem;
-      for (let t = 0; t < plan.gatewayTenantCount; t++) {
-        const items: WriteItem[] = Array.from({ length: g.itemsPerRequest }, (_, k) => {
-          const series = t * g.itemsPerRequest + k;
-          return { externalId: gatewayExternalId(series), gen: GATEWAY_GEN + series, first, count: Math.min(g.pointsPerItem, g.pointsPerSeries - first) };
-        });
-        gatewayRequests.push(target.writeRequest(plan.gatewayWorkload, plan.gatewayTenant(t), `gw-user-${step % g.usersPerTenant}`, items));
-      }
-    }
-    const idleCores = await treeCpuCores(proc.rootPid, 2);
-    log(`${target.system} load: gateway ingest of ${gatewayRequests.length} requests, V1 every ${plan.size.queryEveryMs} ms (idle baseline ${idleCores.toFixed(3)} cores)`);
-    const done = { value: false };
-    const underIngest = variedEvery(query, basePicker, 'v1', plan.size.queryEveryMs, done, tolerance);
-    underIngest.catch(() => undefined); // awaited below; a failing ingest must not leave it unhandled
-    let figures: IngestFigures;
-    try {
-      figures = await ingest(target, proc, gatewayRequests, g.connectionCount);
-    } finally {
-      done.value = true;
-    }
-    gatewayRequests.length = 0;
-    const catchUpPromise = cpuUntilIdle(proc.rootPid, figures.treeCpuAtEndSeconds, { boundSeconds: plan.size.catchUpSecondsMax, idleCores: idleCores + IDLE_MARGIN_CORES });
-    const v1 = await underIngest;
-    run.v1UnderIngest = { ...summarize(v1.samples), ...(v1.problem ? { problem: v1.problem } : {}) };
-    run.gateway = { ...figures, catchUp: await catchUpPromise, idleCores };
-    log(`${target.system} load: gateway ${Math.round(figures.pointsPerSecond)} points/s, ${figures.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points, catch-up ${run.gateway.catchUp.cpuSeconds.toFixed(2)} CPU s over ${run.gateway.catchUp.busySeconds.toFixed(1)} s; V1 under ingest median ${run.v1UnderIngest.medianMs.toFixed(2)} ms, p99 ${run.v1UnderIngest.p99Ms.toFixed(2)} ms (${v1.samples.length} runs)`);
-
-    // High cardinality: series in several tenants, 1,000-series requests, a filter page while it runs.
-    const h = plan.size.highCardinality;
-    const perTenant = plan.highCardinalityPerTenant;
-    const tenantOf = (series: number) => Math.floor(series / perTenant);
-    for (let t = 0; t < h.tenantCount; t++) {
-      const ids = [];
-      for (let s = t * perTenant; s < Math.min(h.seriesCount, (t + 1) * perTenant); s++) ids.push(highCardinalityExternalId(s));
-      await target.createSeries(plan.highCardinalityTenant(t), ids);
-    }
-    log(`${target.system} load: building high-cardinality requests`);
-    const highRequests: PreparedWrite[] = [];
-    for (let from = 0; from < h.seriesCount;) {
-      // A request never spans tenants: it stops at the tenant's last series.
-      const to = Math.min(from + h.seriesPerRequest, h.seriesCount, (tenantOf(from) + 1) * perTenant);
-      const items: WriteItem[] = [];
-      for (let s = from; s < to; s++) items.push({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s, first: 0, count: h.pointsPerSeries });
-      highRequests.push(target.writeRequest(plan.highCardinalityWorkload, plan.highCardinalityTenant(tenantOf(from)), 'hc-user', items));
-      from = to;
-    }
-    const filterLimit = Math.min(1000, perTenant);
-    const filterDone = { value: false };
-    const filterSamples: number[] = [];
-    let filterProblem: string | undefined;
-    const filterLoop = target.filterPage ? (async () => {
-      while (!filterDone.value) {
-        const started = Date.now();
-        const page = await (target.filterPage as NonNullable<LoadSystem['filterPage']>)(plan.highCardinalityTenant(0), filterLimit);
-        filterSamples.push(page.elapsedMs);
-        filterProblem ??= page.problem;
-        const wait = plan.size.queryEveryMs - (Date.now() - started);
-        if (wait > 0 && !filterDone.value) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    })() : Promise.resolve();
-    try {
-      run.highCardinality = await ingest(target, proc, highRequests, h.senderCount);
-    } finally {
-      filterDone.value = true;
-      await filterLoop;
-    }
-    highRequests.length = 0;
-    if (filterSamples.length > 0) run.filterUnderIngest = { ...summarize(filterSamples), ...(filterProblem ? { problem: filterProblem } : {}) };
-    log(`${target.system} load: high cardinality ${Math.round(run.highCardinality.pointsPerSecond)} points/s${run.filterUnderIngest ? `, filter page under ingest median ${run.filterUnderIngest.medianMs.toFixed(2)} ms (${filterSamples.length} runs)` : ''}`);
-    await target.afterIngest(afterIngest);
-    const highPicker = new VariedPicker(plan.highCardinalityWorkload, { ...plan.varied, v4SeriesCount: h.v4SeriesCount }, plan.seed + 1, {
-      seriesCount: Math.min(perTenant, h.seriesCount), pointsPerSeries: h.pointsPerSeries,
-      ref: (s) => ({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s }),
-    });
-    run.v4HighCardinality = await timeVaried((pick) => target.variedQuery(pick, plan.highCardinalityTenant(0)), highPicker, 'v4', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
-    log(`${target.system} load: V4 over ${h.v4SeriesCount} random series median ${run.v4HighCardinality.medianMs.toFixed(2)} ms`);
+    const phase: LoadPhase = {
+      target, plan, proc, run, log: (line) => log(`${target.system} load: ${line}`),
+      tolerance: target.system === 'plantdata' ? undefined : PEER_TOLERANCE,
+      afterIngest: { waitMsMax: plan.size.afterIngestSecondsMax * 1000 },
+    };
+    const basePicker = await loadBaseAndTimeIdle(phase);
+    await gatewayIngest(phase, basePicker);
+    await highCardinality(phase);
   } catch (error) {
     run.error = (error as Error).message;
     log(`${target.system} load: FAILED: ${run.error}`);
@@ -242,6 +148,129 @@ export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { 
     await target.stop().catch((error: unknown) => log(`${target.system} load: stop failed: ${(error as Error).message}`));
   }
   return run;
+}
+
+interface LoadPhase {
+  target: LoadSystem;
+  plan: LoadPlan;
+  proc: { url: string; rootPid: number; mainPid: number };
+  run: LoadRun;
+  log: (line: string) => void;
+  tolerance: number | undefined;
+  afterIngest: { waitMsMax: number };
+}
+
+/** The base set in bulk, the system's catch-up, then V1 idle; returns the picker V1 goes on with. */
+async function loadBaseAndTimeIdle({ target, plan, proc, run, log, tolerance, afterIngest }: LoadPhase): Promise<VariedPicker> {
+  const baseIds = Array.from({ length: plan.base.size.seriesCount }, (_, s) => plan.base.externalId(s));
+  await target.createSeries(plan.baseTenant, baseIds);
+  const baseRequests: PreparedWrite[] = [];
+  const b = plan.size.base;
+  for (let s = 0; s < b.seriesCount; s++) {
+    for (let first = 0; first < b.pointsPerSeries; first += b.requestPoints) {
+      baseRequests.push(target.writeRequest(plan.base, plan.baseTenant, 'bench', [{ externalId: baseIds[s] as string, gen: s, first, count: Math.min(b.requestPoints, b.pointsPerSeries - first) }]));
+    }
+  }
+  await ingest(target, proc, baseRequests, 2);
+  await target.afterIngest(afterIngest);
+  const basePicker = new VariedPicker(plan.base, plan.varied, plan.seed);
+  run.v1Idle = await timeVaried((pick) => target.variedQuery(pick, plan.baseTenant), basePicker, 'v1', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
+  log(`V1 idle median ${run.v1Idle.medianMs.toFixed(2)} ms, p99 ${run.v1Idle.p99Ms.toFixed(2)} ms`);
+  return basePicker;
+}
+
+/** Gateway ingest with V1 every queryEveryMs on the base set while it runs, then the catch-up CPU. */
+async function gatewayIngest({ target, plan, proc, run, log, tolerance }: LoadPhase, basePicker: VariedPicker): Promise<void> {
+  const g = plan.size.gateway;
+  for (let t = 0; t < plan.gatewayTenantCount; t++) {
+    await target.createSeries(plan.gatewayTenant(t), Array.from({ length: g.itemsPerRequest }, (_, k) => gatewayExternalId(t * g.itemsPerRequest + k)));
+  }
+  log('building gateway requests');
+  const requests: PreparedWrite[] = [];
+  for (let step = 0; step * g.pointsPerItem < g.pointsPerSeries; step++) {
+    const first = step * g.pointsPerItem;
+    for (let t = 0; t < plan.gatewayTenantCount; t++) {
+      const items: WriteItem[] = Array.from({ length: g.itemsPerRequest }, (_, k) => {
+        const series = t * g.itemsPerRequest + k;
+        return { externalId: gatewayExternalId(series), gen: GATEWAY_GEN + series, first, count: Math.min(g.pointsPerItem, g.pointsPerSeries - first) };
+      });
+      requests.push(target.writeRequest(plan.gatewayWorkload, plan.gatewayTenant(t), `gw-user-${step % g.usersPerTenant}`, items));
+    }
+  }
+  const idleCores = await treeCpuCores(proc.rootPid, 2);
+  log(`gateway ingest of ${requests.length} requests, V1 every ${plan.size.queryEveryMs} ms (idle baseline ${idleCores.toFixed(3)} cores)`);
+  const done = { value: false };
+  const underIngest = variedEvery((pick) => target.variedQuery(pick, plan.baseTenant), basePicker, 'v1', plan.size.queryEveryMs, done, tolerance);
+  underIngest.catch(() => undefined); // awaited below; a failing ingest must not leave it unhandled
+  let figures: IngestFigures;
+  try {
+    figures = await ingest(target, proc, requests, g.connectionCount);
+  } finally {
+    done.value = true;
+  }
+  requests.length = 0;
+  const catchUp = cpuUntilIdle(proc.rootPid, figures.treeCpuAtEndSeconds, { boundSeconds: plan.size.catchUpSecondsMax, idleCores: idleCores + IDLE_MARGIN_CORES });
+  const v1 = await underIngest;
+  run.v1UnderIngest = { ...summarize(v1.samples), ...(v1.problem ? { problem: v1.problem } : {}) };
+  run.gateway = { ...figures, catchUp: await catchUp, idleCores };
+  log(`gateway ${Math.round(figures.pointsPerSecond)} points/s, ${figures.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points, catch-up ${run.gateway.catchUp.cpuSeconds.toFixed(2)} CPU s over ${run.gateway.catchUp.busySeconds.toFixed(1)} s; V1 under ingest median ${run.v1UnderIngest.medianMs.toFixed(2)} ms, p99 ${run.v1UnderIngest.p99Ms.toFixed(2)} ms (${v1.samples.length} runs)`);
+}
+
+/** Series in several tenants, 1,000-series requests, a filter page while it runs; V4 after it. */
+async function highCardinality({ target, plan, proc, run, log, tolerance, afterIngest }: LoadPhase): Promise<void> {
+  const h = plan.size.highCardinality;
+  const perTenant = plan.highCardinalityPerTenant;
+  const tenantOf = (series: number) => Math.floor(series / perTenant);
+  for (let t = 0; t < h.tenantCount; t++) {
+    const ids = [];
+    for (let s = t * perTenant; s < Math.min(h.seriesCount, (t + 1) * perTenant); s++) ids.push(highCardinalityExternalId(s));
+    await target.createSeries(plan.highCardinalityTenant(t), ids);
+  }
+  log('building high-cardinality requests');
+  const requests: PreparedWrite[] = [];
+  for (let from = 0; from < h.seriesCount;) {
+    // A request never spans tenants: it stops at the tenant's last series.
+    const to = Math.min(from + h.seriesPerRequest, h.seriesCount, (tenantOf(from) + 1) * perTenant);
+    const items: WriteItem[] = [];
+    for (let s = from; s < to; s++) items.push({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s, first: 0, count: h.pointsPerSeries });
+    requests.push(target.writeRequest(plan.highCardinalityWorkload, plan.highCardinalityTenant(tenantOf(from)), 'hc-user', items));
+    from = to;
+  }
+  const filterPage = target.filterPage?.bind(target);
+  const done = { value: false };
+  const filter = filterPage ? pageEvery(() => filterPage(plan.highCardinalityTenant(0), Math.min(1000, perTenant)), plan.size.queryEveryMs, done) : undefined;
+  filter?.catch(() => undefined); // awaited below
+  try {
+    run.highCardinality = await ingest(target, proc, requests, h.senderCount);
+  } finally {
+    done.value = true;
+  }
+  requests.length = 0;
+  const pages = await filter;
+  if (pages && pages.samples.length > 0) run.filterUnderIngest = { ...summarize(pages.samples), ...(pages.problem ? { problem: pages.problem } : {}) };
+  log(`high cardinality ${Math.round(run.highCardinality.pointsPerSecond)} points/s${run.filterUnderIngest ? `, filter page under ingest median ${run.filterUnderIngest.medianMs.toFixed(2)} ms (${pages?.samples.length} runs)` : ''}`);
+  await target.afterIngest(afterIngest);
+  const picker = new VariedPicker(plan.highCardinalityWorkload, { ...plan.varied, v4SeriesCount: h.v4SeriesCount }, plan.seed + 1, {
+    seriesCount: Math.min(perTenant, h.seriesCount), pointsPerSeries: h.pointsPerSeries,
+    ref: (s) => ({ externalId: highCardinalityExternalId(s), gen: HIGH_CARDINALITY_GEN + s }),
+  });
+  run.v4HighCardinality = await timeVaried((pick) => target.variedQuery(pick, plan.highCardinalityTenant(0)), picker, 'v4', { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) });
+  log(`V4 over ${h.v4SeriesCount} random series median ${run.v4HighCardinality.medianMs.toFixed(2)} ms`);
+}
+
+/** `once` every `everyMs` (start to start, never two at once) until `done` is set. */
+async function pageEvery(once: () => Promise<{ elapsedMs: number; problem?: string }>, everyMs: number, done: { value: boolean }): Promise<{ samples: number[]; problem?: string }> {
+  const samples: number[] = [];
+  let problem: string | undefined;
+  while (!done.value) {
+    const started = Date.now();
+    const page = await once();
+    samples.push(page.elapsedMs);
+    problem ??= page.problem;
+    const wait = everyMs - (Date.now() - started);
+    if (wait > 0 && !done.value) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return { samples, ...(problem ? { problem } : {}) };
 }
 
 function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number): Promise<IngestFigures> {

@@ -6,7 +6,7 @@
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
-// BENCH_RESULTS, BENCH_HTML.
+// BENCH_RESULTS, BENCH_HTML; BENCH_SEED replays the varied query picks of a run.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
