@@ -302,6 +302,17 @@ t.test('body limit, content type and malformed bodies', async (t) => {
   t.equal(charset.status, 204, 'application/json; charset=utf-8: 204');
 });
 
+t.test('a key named twice in one object is a 400 naming it, and nothing is written (issue 7)', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 'a', valueType: 'FLOAT' }, { externalId: 'b', valueType: 'FLOAT' }]);
+  const rawBody = `{"items":[{"externalId":"a","datapoints":[{"timestamp":${T0},"value":"1"}]},{"externalId":"a","externalId":"b","datapoints":[{"timestamp":${T0},"value":"2"}]}]}`;
+  const res = await srv.request('POST', '/timeseries/data', { token, headers: { 'content-type': 'application/json' }, rawBody });
+  assertErrorBody(t, res, { status: 400, fields: ['items.1.externalId'] }, 'duplicate externalId');
+  t.match(res.body.error.fields, [{ field: 'items.1.externalId', index: 1, message: /^duplicate key "externalId"/ }]);
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'a' }), [], 'nothing written to a');
+  t.strictSame(await readAllPoints(t, call, token, { externalId: 'b' }), [], 'nothing written to b');
+});
+
 t.test('data set grants: unreadable is missing (404), readable but not writable is 403', async (t) => {
   const { org, token } = tenant();
   const dataSet = async (externalId: string) => (await srv.request('POST', '/datasets/create', { token, body: { items: [{ externalId, name: externalId }] } })).body.items[0].id as number;

@@ -181,5 +181,7 @@ export const scanMessages = {
   timestamp: (field: string) =>
     `${field} must be an integer of epoch milliseconds from ${TIMESTAMP_MS_MIN} to ${TIMESTAMP_MS_MAX} (a JSON number or a string of digits).`,
   valueMissing: (field: string) => `${field} is required: a string (or a JSON number).`,
+  duplicateKey: (field: string, key: string) =>
+    `duplicate key ${JSON.stringify(key)} at ${field}: its object names it more than once; send each key once.`,
   valueKind: (field: string) => `${field} must be a string or a JSON number, not null, a boolean, an array or an object.`,
 } as const;

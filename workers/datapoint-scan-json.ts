@@ -5,7 +5,10 @@
 // checked against the JSON grammar and replaced by its index k, a bare number. JSON.parse then
 // checks the structure, and every number in its tree is a token index whose byte range,
 // kind and double value were recorded on the way. Legitimate numbers and value strings no
-// longer exist in the tree, so nothing can be mistaken for a token.
+// longer exist in the tree, so nothing can be mistaken for a token. A key named twice in one
+// object, at any depth, is refused (issue 7; JSON.parse would keep the last): when the tree
+// holds fewer keys than the text, the duplicates are the errors, alone (the shape under
+// last-wins would not be what the client meant).
 
 import { DATAPOINT_ERRORS_MAX, ITEMS_PER_REQUEST_MAX } from '../engine/limits.ts';
 import {
@@ -25,6 +28,7 @@ import {
   VALUE_KIND_STRING,
   VALUE_KIND_STRING_ENCODED,
 } from './datapoint-body.ts';
+import { countObjectKeys, duplicateKeysOf, fieldOfPath } from './json-duplicate-keys.ts';
 import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text.ts';
 
 /** Value tokens of a body in source order: byte range (a string's without quotes), VALUE_KIND_* and a number's value. */
@@ -33,13 +37,15 @@ interface BodyTokens {
   bytes: number[];
   kind: number[];
   number: number[];
+  /** Keys in the text (object members). */
+  keyCount: number;
 }
 
 const utf8 = new TextDecoder('utf-8');
 
 /** Scans a body with JSON.parse; never throws on bad input. */
 export function scanDatapointBodyWithJsonParse(body: Uint8Array): ScannedBody {
-  const tokens: BodyTokens = { offset: [], bytes: [], kind: [], number: [] };
+  const tokens: BodyTokens = { offset: [], bytes: [], kind: [], number: [], keyCount: 0 };
   const rewritten = rewriteValueTokens(body, tokens);
   let tree: unknown;
   try {
@@ -48,10 +54,27 @@ export function scanDatapointBodyWithJsonParse(body: Uint8Array): ScannedBody {
   } catch {
     return emptyScannedBody([{ field: 'body', message: scanMessages.notJson(jsonParseDetail(body)) }], 'json');
   }
+  if (isObject(tree) && countObjectKeys(tree) !== tokens.keyCount) {
+    const errors = duplicateKeyErrors(body);
+    if (errors.length > 0) return emptyScannedBody(errors, 'json');
+  }
   const walk = new TreeWalk(body, tokens);
   walk.walkBody(tree);
   if (walk.errors.length > 0) return emptyScannedBody(walk.errors, 'json');
   return walk.result();
+}
+
+/** Each key named twice in one object, as a ScanError on its path (with itemIndex and pointIndex inside items). */
+function duplicateKeyErrors(body: Uint8Array): ScanError[] {
+  return duplicateKeysOf(body, DATAPOINT_ERRORS_MAX).map(({ key, path }) => {
+    const field = fieldOfPath(path);
+    const error: ScanError = { field, message: scanMessages.duplicateKey(field, key) };
+    if (path[0] === 'items' && typeof path[1] === 'number' && path.length > 2) {
+      error.itemIndex = path[1];
+      if (path[2] === 'datapoints' && typeof path[3] === 'number' && path.length > 4) error.pointIndex = path[3];
+    }
+    return error;
+  });
 }
 
 /** JSON.parse's own message on the original text, with positions that mean something to the client. */
@@ -89,6 +112,7 @@ function rewriteValueTokens(b: Uint8Array, tokens: BodyTokens): Uint8Array | nul
       while (isWhitespace(b[r])) r++;
       if (b[r] === 0x3a) {
         out.copy(b, p, q + 1); // a key
+        tokens.keyCount++;
       } else {
         out.index(tokens.kind.length);
         tokens.offset.push(p + 1);

@@ -3,6 +3,7 @@
 // scan+encode columns and the JSON.parse columns; timings are printed by the full run, never
 // asserted.
 import t from 'tap';
+import { NUMERIC_POINTS_PER_COLLECTION_MAX } from '../engine/limits.ts';
 import { makeFloatBody, runDatapointScanBench } from './datapoint-scan.bench.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
 
@@ -16,4 +17,10 @@ t.test('the bench runs small and both paths give the same columns', async (t) =>
 
 t.test('the bench body takes the fast path', async (t) => {
   t.equal(scanDatapointBody(makeFloatBody(10)).scanner, 'bytes');
+  t.equal(scanDatapointBody(makeFloatBody(10, true)).scanner, 'bytes', 'value key first too');
+});
+
+t.test('past the points per collection cap the bench body is split into items (it crashed there)', async (t) => {
+  const scanned = scanDatapointBody(makeFloatBody(NUMERIC_POINTS_PER_COLLECTION_MAX + 1));
+  t.same(scanned.items.map((item) => item.pointCount), [NUMERIC_POINTS_PER_COLLECTION_MAX, 1]);
 });

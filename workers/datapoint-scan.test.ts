@@ -4,6 +4,9 @@
 // one past), then a seeded property test over random bodies (whitespace, key order, unknown
 // keys, duplicate keys, escapes, unicode, invalid UTF-8, exponent-form numbers, injected
 // errors) comparing the two scanners field by field, and "not JSON" with JSON.parse itself.
+// Duplicate keys (issue 7): one line per key and level, and a fast-check property against a
+// small JSON tokenizer written here (refused exactly when some object repeats a decoded key).
+import fc from 'fast-check';
 import t from 'tap';
 import { ID_MAX, ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import { type ScannedBody, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED } from './datapoint-body.ts';
@@ -64,20 +67,185 @@ t.test('the fast path takes the shapes clients send', async (t) => {
   check(` \r\n{ "items" : [ { "datapoints" : [ { "value" : "1" , "timestamp" : 1 } ] , "id" : 1 } ] }\n\t`, true);
   check(`\u{feff}{"items":[{"id":1,"datapoints":[${point}]}]}`, true);
   check(`{"limit":{"a":[1,true,false,null,"x\\n"]},"items":[{"externalId":"温度 \\"1\\"","meta":[[]],"datapoints":[{"timestamp":1,"value":-0.5e-3,"quality":{"code":0}}]}],"z":null}`, true);
-  check(`{"items":[{"id":1,"datapoints":[{"timestamp":1,"timestamp":2,"value":"a","value":"b"}]}]}`, true);
   check(`{"items":[{"id":1,"datapoints":[{"timestamp":"0001","value":"😀\\ud83d\\ude00"}]}]}`, true);
-  check(`{"items":[{"id":1,"id":2,"datapoints":[${point}]}]}`, true);
   check(`{"items":[{"\\u0069d":1,"datapoints":[${point}]}]}`, false); // escaped key
-  check(`{"items":[{"id":1,"datapoints":[],"datapoints":[${point}]}]}`, false); // duplicate datapoints
-  check(`{"items":[{"id":1,"datapoints":[${point}]}],"items":[{"id":2,"datapoints":[]}]}`, false);
   check(`{"x":${'['.repeat(70)}${']'.repeat(70)},"items":[{"id":1,"datapoints":[]}]}`, false); // deep unknown value
 });
 
-t.test('last duplicate key wins, as in JSON.parse', async (t) => {
-  const scanned = scanText(`{"items":[{"id":1,"id":2,"datapoints":[{"timestamp":1,"timestamp":2,"value":"a","value":"bb"}]}]}`);
-  t.same(scanned.items, [{ pointStart: 0, pointCount: 1, id: 2 }]);
-  t.equal(scanned.timestampMs[0], 2);
-  t.equal(scanned.valueBytes[0], 2);
+t.test('a key named twice in one object is refused, naming it (issue 7)', async (t) => {
+  const check = (text: string, field: string, key: string, itemIndex?: number, pointIndex?: number) => {
+    const scanned = scanText(text);
+    t.same(
+      [scanned.errors.map((e) => [e.field, e.itemIndex, e.pointIndex]), scanned.errors[0]?.message.startsWith(`duplicate key ${JSON.stringify(key)} at ${field}:`), scanned.pointCount],
+      [[[field, itemIndex, pointIndex]], true, 0],
+      `${text.slice(0, 100)} -> ${field}`,
+    );
+    t.equal(scanDatapointBodyBytes(encode(text)), null, `${text.slice(0, 100)}: the fast path leaves it`);
+  };
+  const P = '{"timestamp":1,"value":"1"}';
+  const body = (fields: string) => `{${fields}}`;
+  const item = (fields: string) => `{"items":[{"id":1,"datapoints":[${P}]},{${fields}}]}`; // the second item
+  const point = (fields: string) => item(`"id":2,"datapoints":[${P},{${fields}}]`); // its second point
+  check(body(`"items":[{"id":1,"datapoints":[${P}]}],"items":[{"id":2,"datapoints":[]}]`), 'items', 'items');
+  check(body(`"x":1,"items":[{"id":1,"datapoints":[]}],"x":2`), 'x', 'x');
+  check(body(`"x":{"a":1,"b":[{"a":1,"a":1}]},"items":[{"id":1,"datapoints":[]}]`), 'x.b[0].a', 'a');
+  check(item('"id":1,"id":2,"datapoints":[]'), 'items[1].id', 'id', 1);
+  check(item('"externalId":"a","externalId":"b","datapoints":[]'), 'items[1].externalId', 'externalId', 1);
+  check(item('"externalId":"a","externalId":"a","datapoints":[]'), 'items[1].externalId', 'externalId', 1);
+  check(item('"id":1,"datapoints":[],"datapoints":[]'), 'items[1].datapoints', 'datapoints', 1);
+  check(item(`"id":1,"datapoints":[${P}],"datapoints":[${P}]`), 'items[1].datapoints', 'datapoints', 1);
+  check(item('"id":1,"unit":"C","datapoints":[],"unit":"F"'), 'items[1].unit', 'unit', 1);
+  check(item('"id":1,"meta":{"a":{"b":1,"b":2}},"datapoints":[]'), 'items[1].meta.a.b', 'b', 1);
+  check(point('"timestamp":1,"timestamp":2,"value":"1"'), 'items[1].datapoints[1].timestamp', 'timestamp', 1, 1);
+  check(point('"timestamp":1,"value":"1","value":"2"'), 'items[1].datapoints[1].value', 'value', 1, 1);
+  check(point('"value":"1","timestamp":1,"value":2'), 'items[1].datapoints[1].value', 'value', 1, 1);
+  check(point(' "timestamp" : 1 , "value" : "1" , "timestamp" : 1 '), 'items[1].datapoints[1].timestamp', 'timestamp', 1, 1);
+  check(point('"timestamp":1,"value":"1","q":0,"q":0'), 'items[1].datapoints[1].q', 'q', 1, 1);
+  check(point('"timestamp":1,"value":"1","q":{"c":0,"d":[],"c":1}'), 'items[1].datapoints[1].q.c', 'c', 1, 1);
+  // An escaped spelling is the same key (compared decoded, as JSON.parse does).
+  check(item('"id":1,"\\u0069d":2,"datapoints":[]'), 'items[1].id', 'id', 1);
+  check(point('"timestamp":1,"value":"1","\\u0076alue":"2"'), 'items[1].datapoints[1].value', 'value', 1, 1);
+  check(point('"timestamp":1,"value":"1","q":0,"\\u0071":1'), 'items[1].datapoints[1].q', 'q', 1, 1);
+  check(point('"timestamp":1,"value":"1","q":{"ab":0,"a\\u0062":1}'), 'items[1].datapoints[1].q.ab', 'ab', 1, 1);
+  check(point('"timestamp":1,"value":"1","é":0,"\\u00e9":1'), 'items[1].datapoints[1].é', 'é', 1, 1);
+  check(point('"timestamp":1,"value":"1","\\/":0,"/":1'), 'items[1].datapoints[1]./', '/', 1, 1);
+  // Every duplicate is listed, in text order, and nothing else (the shape under last-wins is moot).
+  const two = scanText(`{"items":[{"id":1,"id":1,"datapoints":[{"value":"1"}]},{"datapoints":[${P},{"timestamp":1,"value":"1","value":"1"}]}]}`);
+  t.same(two.errors.map((e) => e.field), ['items[0].id', 'items[1].datapoints[1].value']);
+});
+
+t.test('keys that only look alike, or repeat in different objects, are accepted', async (t) => {
+  const check = (text: string, fast: boolean) => {
+    const scanned = scanText(text);
+    t.same(scanned.errors, [], `${text.slice(0, 100)}: no errors`);
+    t.equal(scanDatapointBodyBytes(encode(text)) !== null, fast, `${text.slice(0, 100)} ${fast ? 'takes' : 'leaves'} the fast path`);
+  };
+  const P = '{"timestamp":1,"value":"1"}';
+  check(`{"items":[{"externalId":"a","datapoints":[${P}]},{"externalId":"a","datapoints":[${P}]}]}`, true);
+  check(`{"items":[{"id":1,"datapoints":[${P},{"timestamp":2,"value":"1","values":[1]}]}]}`, true);
+  check(`{"item":0,"items":[{"id":1,"ids":[2],"externalIds":"x","datapoint":{},"datapoints":[{"timestamp":2,"timestamps":1,"valu":0,"value":"1"}]}]}`, true);
+  check(`{"q":1,"items":[{"q":1,"id":1,"datapoints":[{"timestamp":1,"value":1,"q":1},{"timestamp":2,"value":1,"q":{"q":{"q":1}}}]}]}`, true);
+  check(`{"x":{"a":1,"b":{"a":1},"c":[{"a":1},{"a":1}]},"items":[{"id":1,"datapoints":[]}]}`, true);
+  check(`{"x":{"\\n":1},"items":[{"id":1,"datapoints":[]}]}`, true); // an escaped key alone in its object
+  check(`{"x":{"\\n":1,"n":2},"items":[{"id":1,"datapoints":[]}]}`, false); // escaped among others: decided decoded
+  check(`{"é":1,"è":2,"items":[{"id":1,"datapoints":[]}]}`, false); // two non-ASCII keys: decided decoded
+  check(`{"é":1,"e":2,"items":[{"id":1,"datapoints":[]}]}`, true);
+  // OBJECT_KEYS_MAX (64) unknown keys held at once take the fast path; one more, the fallback.
+  const unknown = (count: number) => Array.from({ length: count }, (_, i) => `"k${i}":${i}`).join(',');
+  check(`{${unknown(64)},"items":[{"id":1,"datapoints":[]}]}`, true);
+  check(`{${unknown(65)},"items":[{"id":1,"datapoints":[]}]}`, false);
+  check(`{${unknown(32)},"items":[{"id":1,${unknown(32)},"datapoints":[]},{"id":2,${unknown(32)},"datapoints":[]}]}`, true);
+});
+
+// ---- property: refused exactly when some object repeats a key (issue 7) ----
+
+/**
+ * The reference: a recursive-descent reader of JSON text (valid JSON in, as generated below)
+ * that decodes every key with JSON.parse and returns the path of each key an object names again.
+ */
+function duplicateKeyFields(text: string): string[] {
+  const found: string[] = [];
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const stringLiteral = (): string => {
+    const start = i++;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (field: string): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const keys = new Set<string>();
+      ws();
+      while (text[i] !== '}') {
+        const key = stringLiteral();
+        const keyField = field === '' ? key : `${field}.${key}`;
+        if (keys.has(key)) found.push(keyField);
+        keys.add(key);
+        ws();
+        i++; // ':'
+        value(keyField);
+        ws();
+        if (text[i] === ',') i++;
+        ws();
+      }
+      i++;
+    } else if (c === '[') {
+      i++;
+      ws();
+      for (let k = 0; text[i] !== ']'; k++) {
+        value(`${field}[${k}]`);
+        ws();
+        if (text[i] === ',') i++;
+        ws();
+      }
+      i++;
+    } else if (c === '"') {
+      stringLiteral();
+    } else {
+      while (i < text.length && !',]} \t\n\r'.includes(text[i]!)) i++;
+    }
+  };
+  value('');
+  return found;
+}
+
+/** A key written plainly, or with some characters as \u escapes. */
+const keyText = (key: string) =>
+  fc.array(fc.boolean(), { minLength: key.length, maxLength: key.length }).map((escaped) =>
+    `"${[...key].map((ch, k) => (escaped[k] ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch)).join('')}"`);
+
+/**
+ * An object naming each `required` key and some `optional` ones, in random order, with values
+ * from `valueOf`; one object in thirteen names one of its keys again somewhere.
+ */
+const objectOf = (required: readonly string[], optional: readonly string[], valueOf: (name: string) => fc.Arbitrary<string>) =>
+  fc.shuffledSubarray([...optional])
+    .chain((picked) => {
+      const names = [...required, ...picked];
+      return fc.tuple(fc.shuffledSubarray(names, { minLength: names.length }), fc.oneof({ arbitrary: fc.constant(-1), weight: 12 }, { arbitrary: fc.nat(), weight: 1 }), fc.nat());
+    })
+    .chain(([names, repeat, at]) => {
+      const all = [...names];
+      if (repeat >= 0 && names.length > 0) all.splice(at % (all.length + 1), 0, names[repeat % names.length]!);
+      return fc.tuple(...all.map((name) => fc.tuple(keyText(name), valueOf(name), fc.constantFrom('', ' '))));
+    })
+    .map((members) => `{${members.map(([k, v, w]) => `${k}${w}:${v}`).join(',')}}`);
+
+const leafValue = fc.constantFrom('0', '"s"', 'null', '[]', '{}');
+const unknownValue = fc.oneof(leafValue, objectOf([], ['a', 'b', 'é', 'è'], () => fc.oneof(leafValue, objectOf([], ['a', 'ab'], () => leafValue))));
+const pointText = fc.oneof(
+  fc.constant('{"timestamp":1,"value":"1"}'),
+  objectOf(['timestamp', 'value'], ['values', 'q', 'timestamps'], (name) =>
+    name === 'timestamp' ? fc.constantFrom('1', '"2"', '17e2') : name === 'value' ? fc.constantFrom('"1"', '2', '1.5') : unknownValue),
+);
+const itemText = objectOf(['datapoints'], ['id', 'externalId', 'unit', 'ids'], (name) =>
+  name === 'id' ? fc.constantFrom('1', '7') : name === 'externalId' ? fc.constant('"pump"')
+    : name === 'datapoints' ? fc.array(pointText, { maxLength: 3 }).map((points) => `[${points.join(',')}]`) : unknownValue);
+const bodyText = objectOf(['items'], ['x', 'item'], (name) =>
+  name === 'items' ? fc.array(itemText, { minLength: 1, maxLength: 3 }).map((items) => `[${items.join(',')}]`) : unknownValue);
+
+t.test('property (fast-check): refused with duplicate-key errors exactly when some object repeats a key', async (t) => {
+  let refused = 0;
+  let accepted = 0;
+  fc.assert(fc.property(bodyText, (text) => {
+    const expected = duplicateKeyFields(text);
+    const scanned = scanText(text); // also: both scanners give the same result
+    const duplicateErrors = scanned.errors.filter((e) => e.message.startsWith('duplicate key '));
+    if (expected.length > 0) {
+      refused++;
+      return duplicateErrors.length === scanned.errors.length && scanned.errors.map((e) => e.field).join('|') === expected.join('|')
+        && scanned.pointCount === 0 && scanDatapointBodyBytes(encode(text)) === null;
+    }
+    if (scanned.errors.length === 0) accepted++;
+    return duplicateErrors.length === 0;
+  }), { numRuns: 2000, seed: 20250107 });
+  t.ok(refused > 200 && accepted > 200, `${refused} bodies refused for a duplicate key, ${accepted} accepted without errors`);
 });
 
 t.test('malformed bodies: one error naming the field', async (t) => {
@@ -256,7 +424,7 @@ function randomJson(next: Next, depth: number, ws: () => string): string {
 function randomObject(next: Next, entries: [string, string][], ws: () => string): string {
   const all = [...entries];
   for (let i = 0; i < (next() < 0.8 ? 0 : 2); i++) all.push([jsonKey(next, pick(next, ['unit', 'meta', 'quality', 'x'])), randomJson(next, 0, ws)]);
-  if (next() < 0.05 && all.length > 0) all.push(pick(next, all)); // a duplicate key
+  if (next() < 0.005 && all.length > 0) all.push(pick(next, all)); // a duplicate key (refused: issue 7)
   for (let i = all.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [all[i], all[j]] = [all[j]!, all[i]!];

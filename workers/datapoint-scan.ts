@@ -1,8 +1,14 @@
 // Phase 1 of POST /timeseries/data (issue 3, "Pipeline"): a byte-level scanner for the body's
 // one shape that writes the flat point columns directly. It takes only bodies it can prove
-// valid and error-free; anything else (a syntax or shape error, escaped keys, duplicate
-// `items`/`datapoints` keys, very deep unknown values) goes to the JSON.parse scanner, which
-// is the reference: both give identical ScannedBody values (property-tested).
+// valid and error-free; anything else (a syntax or shape error, escaped keys, a key named
+// twice in one object, very deep unknown values) goes to the JSON.parse scanner, which is the
+// reference and words the errors: both give identical ScannedBody values (property-tested).
+// Duplicate keys (issue 7): a known key sets its bit in its object's mask (one bit test per
+// key); unknown keys, at any depth, go on ObjectKeys (json-bytes.ts). The canonical point
+// cannot hold a duplicate, so it needs neither. Escaped spellings (`"\u0069d"` is `"id"`):
+// scanKey leaves any key with a backslash to the fallback, so the keys compared here are raw
+// bytes; inside skipped values ObjectKeys leaves any pair with an escape to the fallback too,
+// which compares decoded keys.
 // Here: the body's structure (items, points, keys) and the columns' scratch; the canonical
 // point's word-at-a-time reader is datapoint-scan-canonical.ts, and whitespace, key comparison
 // and skipping unknown values json-bytes.ts.
@@ -26,7 +32,8 @@ import {
 import { POINT_BYTES_MIN, scanPointCanonical as canonicalPoint, type PointColumns } from './datapoint-scan-canonical.ts';
 import { scanDatapointBodyWithJsonParse } from './datapoint-scan-json.ts';
 import {
-  BAIL, bytesOf, isQuotedKeyAt as jsonIsQuotedKeyAt, matchesBytes as jsonMatchesBytes, skipValue as jsonSkipValue, skipWhitespace as jsonSkipWhitespace,
+  BAIL, bytesOf, isQuotedKeyAt as jsonIsQuotedKeyAt, KEY_NON_ASCII as JSON_KEY_NON_ASCII, matchesBytes as jsonMatchesBytes, ObjectKeys,
+  skipValue as jsonSkipValue, skipWhitespace as jsonSkipWhitespace,
 } from './json-bytes.ts';
 import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text.ts';
 
@@ -72,6 +79,7 @@ const skipWhitespace = jsonSkipWhitespace;
 const isQuotedKeyAt = jsonIsQuotedKeyAt;
 const matchesBytes = jsonMatchesBytes;
 const skipValue = jsonSkipValue;
+const KEY_NON_ASCII = JSON_KEY_NON_ASCII;
 
 const KEY_ITEMS = bytesOf('items');
 const KEY_ID = bytesOf('id');
@@ -79,6 +87,12 @@ const KEY_EXTERNAL_ID = bytesOf('externalId');
 const KEY_DATAPOINTS = bytesOf('datapoints');
 const KEY_TIMESTAMP = bytesOf('timestamp');
 const KEY_VALUE = bytesOf('value');
+
+// Bits of the known keys in their object's mask; a point's are its key numbers (1, 2).
+const BIT_ITEMS = 1;
+const BIT_DATAPOINTS = 1;
+const BIT_ID = 2;
+const BIT_EXTERNAL_ID = 4;
 
 class BytesScanner implements PointColumns {
   readonly b: Uint8Array;
@@ -97,6 +111,10 @@ class BytesScanner implements PointColumns {
   /** [keyStart, keyStart + keyLength) is the last key scanned. */
   keyStart = 0;
   keyLength = 0;
+  /** KEY_NON_ASCII when the last key scanned holds a byte of 0x80 and up (scanKey takes no escapes). */
+  keyFlags = 0;
+  /** Unknown keys of the open objects, for duplicates. */
+  readonly keys = new ObjectKeys();
 
   constructor(body: Uint8Array, arena: ColumnArena) {
     this.b = body;
@@ -133,22 +151,23 @@ class BytesScanner implements PointColumns {
     p = skipWhitespace(b, p, n);
     if (b[p] !== 0x7b) throw BAIL;
     p = skipWhitespace(b, p + 1, n);
-    let seenItems = false;
+    let seen = 0;
     for (;;) {
       p = this.scanKey(p);
       if (matchesBytes(b, this.keyStart, this.keyLength, KEY_ITEMS)) {
-        if (seenItems) throw BAIL;
-        seenItems = true;
+        if (seen & BIT_ITEMS) throw BAIL;
+        seen |= BIT_ITEMS;
         p = this.scanItems(p);
       } else {
-        p = skipValue(b, p, n, 1);
+        this.keys.add(b, 0, this.keyStart, this.keyLength, this.keyFlags);
+        p = skipValue(b, p, n, 1, this.keys);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
       else if (b[p] === 0x7d) break;
       else throw BAIL;
     }
-    if (skipWhitespace(b, p + 1, n) !== n || !seenItems) throw BAIL;
+    if (skipWhitespace(b, p + 1, n) !== n || seen === 0) throw BAIL;
   }
 
   /** At the opening quote of a key: records it, returns the index of its value. */
@@ -156,15 +175,18 @@ class BytesScanner implements PointColumns {
     const { b, n } = this;
     if (b[start] !== 0x22) throw BAIL;
     let q = start + 1;
+    let bytes = 0;
     for (;;) {
       if (q >= n) throw BAIL;
       const c = b[q]!;
       if (c === 0x22) break;
       if (c === 0x5c || c < 0x20) throw BAIL;
+      bytes |= c;
       q++;
     }
     this.keyStart = start + 1;
     this.keyLength = q - start - 1;
+    this.keyFlags = bytes & 0x80 ? KEY_NON_ASCII : 0;
     const p = skipWhitespace(b, q + 1, n);
     if (b[p] !== 0x3a) throw BAIL;
     return skipWhitespace(b, p + 1, n);
@@ -197,35 +219,42 @@ class BytesScanner implements PointColumns {
     let p = skipWhitespace(b, start + 1, n);
     let id: number | undefined;
     let externalId: string | undefined;
-    let seenPoints = false;
+    let seen = 0;
+    const keyBase = this.keys.top;
     const pointStart = this.pointCount;
     for (;;) {
       p = this.scanKey(p);
       const { keyStart, keyLength } = this;
       if (matchesBytes(b, keyStart, keyLength, KEY_DATAPOINTS)) {
-        if (seenPoints) throw BAIL;
-        seenPoints = true;
+        if (seen & BIT_DATAPOINTS) throw BAIL;
+        seen |= BIT_DATAPOINTS;
         p = this.scanPoints(p);
       } else if (matchesBytes(b, keyStart, keyLength, KEY_ID)) {
+        if (seen & BIT_ID) throw BAIL;
+        seen |= BIT_ID;
         const end = scanJsonNumber(b, p, n);
         if (end < 0 || !isSeriesId(jsonNumberValue)) throw BAIL;
         id = jsonNumberValue;
         p = end;
       } else if (matchesBytes(b, keyStart, keyLength, KEY_EXTERNAL_ID)) {
+        if (seen & BIT_EXTERNAL_ID) throw BAIL;
+        seen |= BIT_EXTERNAL_ID;
         if (b[p] !== 0x22) throw BAIL;
         const close = this.scanStringEnd(p);
         if (close === p + 1) throw BAIL;
         externalId = decodeJsonString(b, p + 1, close - p - 1, this.stringFlags & 0x80 ? VALUE_KIND_STRING_ENCODED : VALUE_KIND_STRING);
         p = close + 1;
       } else {
-        p = skipValue(b, p, n, 2);
+        this.keys.add(b, keyBase, keyStart, keyLength, this.keyFlags);
+        p = skipValue(b, p, n, 2, this.keys);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
       else if (b[p] === 0x7d) break;
       else throw BAIL;
     }
-    if (!seenPoints || (id === undefined && externalId === undefined)) throw BAIL;
+    if ((seen & BIT_DATAPOINTS) === 0 || (id === undefined && externalId === undefined)) throw BAIL;
+    this.keys.top = keyBase;
     this.items.push(makeScannedItem(id, externalId, pointStart, this.pointCount - pointStart));
     return p + 1;
   }
@@ -255,6 +284,8 @@ class BytesScanner implements PointColumns {
     let value = NaN;
     let offset = 0;
     let length = 0;
+    let seen = 0;
+    let keyBase = -1; // set at the point's first unknown key
     for (;;) {
       // The two keys every point has are matched in place; any other goes through scanKey.
       let key = 0;
@@ -269,11 +300,17 @@ class BytesScanner implements PointColumns {
         p = this.scanKey(p);
         if (matchesBytes(b, this.keyStart, this.keyLength, KEY_TIMESTAMP)) key = 1;
         else if (matchesBytes(b, this.keyStart, this.keyLength, KEY_VALUE)) key = 2;
+        else {
+          if (keyBase < 0) keyBase = this.keys.top;
+          this.keys.add(b, keyBase, this.keyStart, this.keyLength, this.keyFlags);
+        }
       } else {
         if (b[p] !== 0x3a) p = skipWhitespace(b, p, n);
         if (b[p] !== 0x3a) throw BAIL;
         p = skipWhitespace(b, p + 1, n);
       }
+      if (seen & key) throw BAIL; // 0 for unknown keys
+      seen |= key;
       const c = b[p];
       if (key === 1) {
         if (c === 0x22) {
@@ -308,7 +345,7 @@ class BytesScanner implements PointColumns {
           p = end;
         }
       } else {
-        p = skipValue(b, p, n, 3);
+        p = skipValue(b, p, n, 3, this.keys);
       }
       p = skipWhitespace(b, p, n);
       if (b[p] === 0x2c) p = skipWhitespace(b, p + 1, n);
@@ -316,6 +353,7 @@ class BytesScanner implements PointColumns {
       else throw BAIL;
     }
     if (kind === 0 || !isTimestampMs(timestamp)) throw BAIL;
+    if (keyBase >= 0) this.keys.top = keyBase;
     const i = this.pointCount++;
     this.timestampMs[i] = timestamp + 0; // +0 turns -0 into 0
     this.valueKind[i] = kind;
