@@ -186,6 +186,7 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[], issu
   );
   for (const r of loadRuns) {
     if (r.error) notes.push(`${r.system} load rows FAILED: ${r.error}`);
+    if (r.afterHighCardinalityNote) notes.push(`${r.system}: before V4 over the high-cardinality set, ${r.afterHighCardinalityNote}`);
     for (const [what, t] of [['V1 idle', r.v1Idle], ['V1 under ingest', r.v1UnderIngest], ['V4 high cardinality', r.v4HighCardinality], ['filter page under ingest', r.filterUnderIngest]] as const) {
       if (t?.problem) notes.push(`${r.system} ${what} answer WRONG: ${t.problem}`);
     }

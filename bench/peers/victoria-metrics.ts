@@ -38,7 +38,8 @@ export class VictoriaMetricsPeer implements DatapointSystem, LoadSystem {
     const url = `http://127.0.0.1:${port}`;
     this.#daemon = await startDaemon({
       name: 'victoria-metrics', command: 'victoria-metrics', logDir: this.opts.logDir, healthUrl: `${url}/health`,
-      args: [`-storageDataPath=${this.#dataDir}`, `-httpListenAddr=127.0.0.1:${port}`, '-loggerLevel=ERROR', '-retentionPeriod=1y'],
+      // -search.maxQueryLen: V4 over 1,000 series names them all in one selector (16 KiB by default).
+      args: [`-storageDataPath=${this.#dataDir}`, `-httpListenAddr=127.0.0.1:${port}`, '-loggerLevel=ERROR', '-retentionPeriod=1y', '-search.maxQueryLen=1MiB'],
     });
     this.#client = new HttpClient(url);
     return { url, rootPid: this.#daemon.pid, mainPid: this.#daemon.pid };
