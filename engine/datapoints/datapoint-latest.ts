@@ -59,9 +59,12 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
   for (const [id, ranges] of dirty) {
     const row = rows.get(id);
     const raw = fromRaw.get(id);
-    const rowStale = row !== undefined && overlaps(ranges, row.timestampMs, row.timestampMs + 1);
+    // No row is no proof of no point outside the dirty hours: the series may never have been
+    // folded, or a fold racing this read has marked its row empty and not yet written the new
+    // one (rollup-fold.ts writes the two in turn). The clean rollup hours then tell.
+    const rowStale = row === undefined || overlaps(ranges, row.timestampMs, row.timestampMs + 1);
     if (!rowStale) { const best = newer(row, raw); if (best) result.set(id, best); }
-    else if (raw && raw.timestampMs >= (row as LatestPoint).timestampMs) result.set(id, raw);
+    else if (row && raw && raw.timestampMs >= row.timestampMs) result.set(id, raw);
     else fallback.set(id, ranges);
   }
   if (fallback.size > 0) {
