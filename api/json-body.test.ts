@@ -9,7 +9,8 @@ import t from 'tap';
 import fc from 'fast-check';
 import { BadRequestError } from '../engine/errors.ts';
 import { JSON_DEPTH_MAX } from '../engine/limits.ts';
-import { countObjectKeys, invalidUtf8Offset, mayHoldNul, parseJsonBody, scanJsonStructure } from './json-body.ts';
+import { countObjectKeys } from '../workers/json-duplicate-keys.ts';
+import { invalidUtf8Offset, mayHoldNul, parseJsonBody, scanJsonStructure } from './json-body.ts';
 
 const SEED = Number(process.env['JSON_BODY_SEED'] ?? 20_261_123);
 t.comment(`fast-check seed ${SEED} (JSON_BODY_SEED to choose another)`);

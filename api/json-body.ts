@@ -10,6 +10,8 @@
 import { isUtf8 } from 'node:buffer';
 import { BadRequestError } from '../engine/errors.ts';
 import { JSON_DEPTH_MAX } from '../engine/limits.ts';
+// The data point scanner's duplicate-key finder serves every route (one of each mechanism).
+import { countObjectKeys, duplicateKeysOf } from '../workers/json-duplicate-keys.ts';
 
 export function isJsonContentType(contentType: string): boolean {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -87,74 +89,7 @@ export function scanJsonStructure(bytes: Uint8Array, depthMax = JSON_DEPTH_MAX):
   return { memberCount, tooDeepAt: -1 };
 }
 
-/** Own keys of every object in a parsed value, without recursion. */
-export function countObjectKeys(value: unknown): number {
-  let keys = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (next === null || typeof next !== 'object') continue;
-    if (Array.isArray(next)) {
-      for (const item of next) if (item !== null && typeof item === 'object') pending.push(item);
-      continue;
-    }
-    for (const key in next) {
-      keys++;
-      const item = (next as Record<string, unknown>)[key];
-      if (item !== null && typeof item === 'object') pending.push(item);
-    }
-  }
-  return keys;
-}
 
-interface Frame {
-  keys?: Set<string>;
-  /** Objects: the key being read, and whether the next string is a key. Arrays: the index. */
-  key?: string;
-  expectKey: boolean;
-  index: number;
-}
-
-function frameSegment(frame: Frame): string {
-  return frame.keys ? (frame.key ?? '') : String(frame.index);
-}
-
-/**
- * The first key named twice in one object, with the dotted path of its object (`items.0`),
- * or undefined. Over text JSON.parse accepted; keys are compared decoded ("a" is "\u0061").
- * Only run when the member count says there is a duplicate: it builds a string per key.
- */
-export function duplicateKeyOf(text: string): { key: string; path: string } | undefined {
-  const frames: Frame[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const top = frames[frames.length - 1];
-    if (c === 0x22) {
-      const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x22) break;
-        if (d === 0x5c) i++;
-      }
-      if (!top?.keys || !top.expectKey) continue;
-      const key = JSON.parse(text.slice(start, i + 1)) as string;
-      if (top.keys.has(key)) return { key, path: frames.slice(0, -1).map(frameSegment).join('.') };
-      top.keys.add(key);
-      top.key = key;
-      top.expectKey = false;
-    } else if (c === 0x7b) {
-      frames.push({ keys: new Set(), expectKey: true, index: 0 });
-    } else if (c === 0x5b) {
-      frames.push({ expectKey: false, index: 0 });
-    } else if (c === 0x7d || c === 0x5d) {
-      frames.pop();
-    } else if (c === 0x2c && top) {
-      if (top.keys) top.expectKey = true;
-      else top.index++;
-    }
-  }
-  return undefined;
-}
 
 const NUL_ESCAPE = Buffer.from('\\u0000');
 
@@ -192,10 +127,10 @@ export function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
     throw badBody(`The request body is not valid JSON: ${(error as Error).message}`, '(body)', 'invalid JSON');
   }
   if (countObjectKeys(value) !== structure.memberCount) {
-    const duplicate = duplicateKeyOf(text);
+    const [duplicate] = duplicateKeysOf(raw, 1);
     if (duplicate) {
-      const field = duplicate.path ? `${duplicate.path}.${duplicate.key}` : duplicate.key;
-      throw badBody(`The request body names the key "${duplicate.key}" twice in one object${duplicate.path ? ` (at ${duplicate.path})` : ''}; send each key once`, field, 'duplicate key');
+      const at = duplicate.path.slice(0, -1).join('.');
+      throw badBody(`The request body names the key "${duplicate.key}" twice in one object${at ? ` (at ${at})` : ''}; send each key once`, duplicate.path.join('.'), 'duplicate key');
     }
   }
   return value;
