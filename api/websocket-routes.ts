@@ -16,6 +16,7 @@ import type { TenantSettings } from '../schemas/config.ts';
 import { AuthError } from './auth.ts';
 import type { HttpDeps } from './http-server.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
+import { Keepalive } from './websocket-keepalive.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { guardUws } from './uws-guard.ts';
 
@@ -215,7 +216,7 @@ class SocketContext implements WebSocketContext {
  */
 export function mountWebSocketRoutes(app: TemplatedApp, routes: readonly WebSocketRoute[], deps: HttpDeps): void {
   const limiter = deps.limiter ?? new RateLimiter();
-  const keepalive = new Keepalive(deps);
+  const keepalive = new Keepalive<SocketState>({ ...POLICY_DEFAULTS.websocket, ...deps.config.policy.websocket }, (state) => state.ctx.close(WS_CLOSE.normal, 'idle timeout'));
   for (const route of routes) {
     const shape = pathShape(route.path);
     const behavior = {
@@ -329,50 +330,6 @@ function upgradeWebSocket(
     if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId: handshake?.requestId, route: route.path }, 'websocket upgrade failed');
     refuse(toErrorReply(error, deps.errorsBase));
   });
-}
-
-/**
- * SPEC "Subscription stream" keepalive: a PING every pingIntervalMs, and a session that sent
- * nothing (not even a PONG) for idleTimeoutMs is closed with 1000. One timer for all open
- * sockets, running only while some are open; its tick is fine enough for the configured
- * figures (per-tenant values below the tick are rounded up to it).
- */
-class Keepalive {
-  private readonly sockets = new Set<SocketState>();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly tickMs: number;
-
-  constructor(deps: HttpDeps) {
-    const figures = { ...POLICY_DEFAULTS.websocket, ...deps.config.policy.websocket };
-    this.tickMs = Math.max(10, Math.min(1000, Math.floor(Math.min(figures.pingIntervalMs, figures.idleTimeoutMs) / 4)));
-  }
-
-  add(state: SocketState): void {
-    this.sockets.add(state);
-    this.timer ??= setInterval(() => this.sweep(), this.tickMs).unref();
-  }
-
-  remove(state: SocketState): void {
-    this.sockets.delete(state);
-    if (this.sockets.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const state of [...this.sockets]) {
-      const { pingIntervalMs, idleTimeoutMs } = state.ctx.settings.websocket;
-      if (state.ctx.closed || !state.ws) continue;
-      if (now - state.lastHeardMs >= idleTimeoutMs) {
-        state.ctx.close(WS_CLOSE.normal, 'idle timeout');
-      } else if (now - state.lastPingMs >= pingIntervalMs) {
-        state.lastPingMs = now;
-        state.ws.ping();
-      }
-    }
-  }
 }
 
 /** The operation /openapi.json shows for a WebSocket route: a GET answered 101. */
