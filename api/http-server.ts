@@ -15,7 +15,7 @@ import type { Caller } from '../engine/grants/claims.ts';
 import { AuthError, type Authenticator } from './auth.ts';
 import { ClientGoneError, discardBody, readBody, type BodyReader } from './body.ts';
 import { answer, send, type ResponseState } from './http-answer.ts';
-import { assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
+import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
@@ -55,9 +55,6 @@ function paramNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
 }
 
-/** Whether a Content-Type names JSON (kept here for the routes that check it themselves). */
-export const isJson = isJsonContentType;
-
 /** A client's X-Request-Id when it is a sane token (echoed in a header and logs), else ours. */
 function requestIdOf(req: HttpRequest): string {
   const given = req.getHeader('x-request-id');
@@ -91,7 +88,8 @@ function decodeParams(names: string[], raw: string[]): Record<string, string> {
 
 /**
  * A JSON route's body, parsed strictly (json-body.ts) and checked against its schema. A raw
- * body sent as JSON (the ingest path, parsed by workers) is checked as UTF-8 only: about
+ * body sent as JSON (the ingest path, parsed by workers; `rawBodyJson` routes must be JSON)
+ * is checked as UTF-8 only: about
  * 0.5 ms per 16 MiB body; duplicate keys and depth there are the workers' scanner's business.
  */
 function bodyOf(route: Route, validate: Validator | undefined, rawBody: Uint8Array, contentType: string): unknown {
@@ -100,6 +98,7 @@ function bodyOf(route: Route, validate: Validator | undefined, rawBody: Uint8Arr
     validate?.(body, mayHoldNul(rawBody));
     return body;
   }
+  if (route.rawBodyJson) assertJsonContentType(contentType);
   if (isJsonContentType(contentType)) assertUtf8(rawBody);
   return undefined;
 }

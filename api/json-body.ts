@@ -105,14 +105,19 @@ function badBody(message: string, field: string, problem: string): BadRequestErr
   return new BadRequestError(message, [{ field, message: problem }]);
 }
 
+/** A 400 unless the Content-Type names JSON. */
+export function assertJsonContentType(contentType: string): void {
+  if (!isJsonContentType(contentType)) {
+    throw badBody(`Content-Type must be application/json, got "${contentType || '(none)'}"`, 'Content-Type', 'expected application/json');
+  }
+}
+
 /**
  * The JSON value of a request body, or a 400: wrong Content-Type, empty, invalid UTF-8,
  * nested deeper than JSON_DEPTH_MAX, not JSON, or a key named twice in one object.
  */
 export function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
-  if (!isJsonContentType(contentType)) {
-    throw badBody(`Content-Type must be application/json, got "${contentType || '(none)'}"`, 'Content-Type', 'expected application/json');
-  }
+  assertJsonContentType(contentType);
   if (raw.byteLength === 0) throw badBody('The request body is empty; a JSON object is expected', '(body)', 'empty');
   assertUtf8(raw);
   const structure = scanJsonStructure(raw);

@@ -75,6 +75,11 @@ export interface Route<Body = any> {
   bodyContentType?: string;
   /** Documented body schema when rawBody is set. */
   rawBodySchema?: TSchema;
+  /**
+   * The raw body is JSON only (POST /timeseries/data): mountRoutes refuses another Content-Type
+   * and invalid UTF-8 with a 400 before the handler; parsing is the handler's (workers).
+   */
+  rawBodyJson?: boolean;
   /** Documentation of query parameters: name → schema. Handlers parse them. */
   query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;
