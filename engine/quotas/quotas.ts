@@ -7,6 +7,7 @@ import { settingsFor, type ServiceConfig } from '../config.ts';
 import { IngestQuotaError, TenantLimitError } from '../errors.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { CHARGE_DAILY, CHARGE_LIFETIME, LIVE_OBJECTS } from './quotas.sql.ts';
+import { QuotaLeases } from './quota-lease.ts';
 
 export type DailyMetric = 'events' | 'nodes' | 'relationships' | 'datapoints' | 'ingestedBytes';
 export type LifetimeMetric = 'events' | 'datapoints' | 'textDatapoints';
@@ -17,7 +18,12 @@ export function secondsUntilUtcMidnight(now: number): number {
   return Math.max(1, Math.ceil((DAY_MS - (now % DAY_MS)) / 1000));
 }
 
+/** Metrics charged on every data point request: charged in leases (quota-lease.ts). */
+const LEASED: ReadonlySet<DailyMetric> = new Set(['datapoints', 'ingestedBytes']);
+
 export class Quotas {
+  private readonly leases = new QuotaLeases();
+
   constructor(private readonly db: Queryable, private readonly config: Pick<ServiceConfig, 'policy'>) {}
 
   /** Charges `amount` to today's `metric`; throws IngestQuotaError when it would pass the quota. */
@@ -27,8 +33,9 @@ export class Quotas {
     const day = new Date(now).toISOString().slice(0, 10);
     const refuse = () => new IngestQuotaError(metric, limit, secondsUntilUtcMidnight(now));
     if (amount > limit) throw refuse();
-    const { rows } = await this.db.query(CHARGE_DAILY, [tenant, day, metric, amount, limit]);
-    if (rows.length === 0) throw refuse();
+    const charge = async (units: number) => (await this.db.query(CHARGE_DAILY, [tenant, day, metric, units, limit])).rows.length > 0;
+    const fits = LEASED.has(metric) ? await this.leases.spend(`${tenant}\u0000${metric}`, day, amount, limit, charge) : await charge(amount);
+    if (!fits) throw refuse();
   }
 
   /** Charges a cumulative ceiling when the deployment enables ceilings for the tenant. */
