@@ -191,3 +191,23 @@ t.test('delete: a series that starts a relationship is refused; one that ends it
   const nowFree = await call(t, 'POST', '/timeseries/delete', { token, body: { items: [{ id: start?.id }] } });
   t.equal(nowFree.status, 204, 'without the relationship the start can be deleted');
 });
+
+// Data point requests resolve series from keys held in memory (engine/meta/series-directory.ts):
+// right after a change commits, they must already see it.
+t.test('data point requests see a rename, a data set move and a delete at once', async (t) => {
+  const { org, token } = tenant();
+  const [s] = await create(t, token, [{ externalId: 'held' }]);
+  const write = (externalId: string, as = token) => call(t, 'POST', '/timeseries/data', { token: as, body: { items: [{ externalId, datapoints: [{ timestamp: 1_700_000_000_000, value: '1' }] }] } });
+  t.equal((await write('held')).status, 204, 'written: the keys are held now');
+  t.equal((await call(t, 'POST', '/timeseries/update', { token, body: { items: [{ id: s?.id, update: { externalId: { set: 'renamed' } } }] } })).status, 200);
+  assertErrorBody(t, await write('held'), { status: 404 }, 'the old externalId is unknown at once');
+  t.equal((await write('renamed')).status, 204, 'the new one is known at once');
+  const ds = await call(t, 'POST', '/datasets/create', { token, body: { items: [{ externalId: 'locked', name: 'locked' }] } });
+  const dataSetId = ds.body.items[0].id as number;
+  const readOnly = srv.token({ org, read: [dataSetId], write: [] });
+  t.equal((await write('renamed', readOnly)).status, 204, 'an open series: any token writes');
+  t.equal((await call(t, 'POST', '/timeseries/update', { token, body: { items: [{ id: s?.id, update: { dataSetId: { set: dataSetId } } }] } })).status, 200);
+  assertErrorBody(t, await write('renamed', readOnly), { status: 403 }, 'moved into a data set the token may not write: 403 at once');
+  t.equal((await call(t, 'POST', '/timeseries/delete', { token, body: { items: [{ id: s?.id }] } })).status, 204);
+  assertErrorBody(t, await write('renamed'), { status: 404 }, 'deleted: unknown at once');
+});

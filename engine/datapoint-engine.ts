@@ -25,6 +25,7 @@ import type { Metrics } from './metrics.ts';
 import { latestDatapoints } from './query/latest-datapoints.ts';
 import { listDatapoints } from './query/list-datapoints.ts';
 import type { Quotas } from './quotas/quotas.ts';
+import type { SeriesDirectory } from './meta/series-directory.ts';
 import type { RelationalStore } from './stores/relational.ts';
 
 const log = logger.child({ module: 'datapoint-engine' });
@@ -41,6 +42,8 @@ export const PARSE_QUEUE_DEPTH_MAX = 32;
 export interface DatapointEngineDeps {
   /** PostgreSQL, where data point requests resolve their series. */
   relational: RelationalStore;
+  /** The series keys held in memory in front of it. */
+  series: SeriesDirectory;
   quotas: Quotas;
   metrics: Metrics;
   /** The parse workers; the engine owns them from here (closed with it, or when opening fails). */
@@ -122,13 +125,13 @@ function bindDatapointEngine(
 ): DatapointEngine {
   const { store, ingestLog, ingester, wal, slabs } = opened;
   const { parser, metrics } = deps;
-  const db = deps.relational.pool;
+  const series = deps.series;
   const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
   const readBarrier = () => ingestLog.readBarrier?.() ?? Promise.resolve();
   const insertDeps: InsertDatapointsDeps = {
-    db, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
+    series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
   };
-  const readDeps = { db, store, readBarrier, metrics };
+  const readDeps = { series, store, readBarrier, metrics };
   const checks: HealthCheck[] = [{
     name: 'clickhouse',
     ping: async () => {
@@ -139,7 +142,7 @@ function bindDatapointEngine(
     insert: (access, rawBody) => insertDatapoints(access, rawBody, insertDeps),
     list: (access, request) => listDatapoints(access, request, readDeps),
     latest: (access, request) => latestDatapoints(access, request, readDeps),
-    delete: (access, request) => deleteDatapoints(access, request, { db, store }),
+    delete: (access, request) => deleteDatapoints(access, request, { series, store }),
     store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;

@@ -9,6 +9,7 @@ import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
+import { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { Quotas } from './quotas/quotas.ts';
@@ -56,26 +57,32 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
   });
   let quotas: Quotas;
+  let series: Awaited<ReturnType<typeof openSeriesDirectory>> | undefined;
   let parserHandedOver = false;
   try {
     relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     await migrate(relational);
     quotas = new Quotas(relational.counterPool, config);
+    series = await openSeriesDirectory(relational);
     parserHandedOver = true;
-    datapoints = await openDatapointEngine(config, { relational, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
+    datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
   } catch (error) {
     if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
+    await series?.close().catch(() => undefined);
     await relational?.close().catch(() => undefined);
     throw error;
   }
-  return bindEngine(config, relational, datapoints, quotas, metrics);
+  return bindEngine(config, relational, datapoints, quotas, metrics, series);
 }
 
-function bindEngine(config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics): Engine {
+function bindEngine(
+  config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics,
+  series: Awaited<ReturnType<typeof openSeriesDirectory>>,
+): Engine {
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
   return {
-    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,
@@ -91,6 +98,7 @@ function bindEngine(config: Readonly<ServiceConfig>, relational: RelationalStore
     relational,
     async close() {
       await datapoints.close();
+      await series.close();
       await relational.close();
     },
   };

@@ -11,6 +11,7 @@ import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJ
 import { pageJson } from './meta/timeseries-rows.ts';
 import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from './meta/timeseries-write.ts';
 import type { Quotas } from './quotas/quotas.ts';
+import type { SeriesDirectory } from './meta/series-directory.ts';
 import type { RelationalStore } from './stores/relational.ts';
 
 export interface TimeSeriesEngine {
@@ -37,6 +38,8 @@ export interface TimeSeriesEngineDeps {
   nodeStats: TableStats;
   /** Purges the points of deleted series in the background. */
   purgeSeries(tenant: string, seriesIds: number[]): void;
+  /** Series keys held for data point requests: forgotten once a change here commits. */
+  series: SeriesDirectory;
 }
 
 export function bindTimeSeriesEngine(deps: TimeSeriesEngineDeps): TimeSeriesEngine {
@@ -55,13 +58,24 @@ export function bindTimeSeriesEngine(deps: TimeSeriesEngineDeps): TimeSeriesEngi
       nodeStats.noteWrites(created.length);
       return created;
     },
-    update: (access, items) => updateTimeSeries(relational, access, items),
+    async update(access, items) {
+      try {
+        return await updateTimeSeries(relational, access, items);
+      } finally {
+        deps.series.forgetTenant(access.tenant);
+      }
+    },
     async filter(access, request) {
       return pageJson(await filterTimeSeriesJson(db, access, { filter: request.filter, limit: request.limit ?? TIMESERIES_LIST_LIMIT_DEFAULT, sort: request.sort, cursor: request.cursor }));
     },
     search: (access, request) => searchTimeSeries(db, access, { search: request.search.query, filter: request.filter, limit: request.limit ?? TIMESERIES_SEARCH_LIMIT_DEFAULT }),
     async delete(access, identifiers) {
-      const ids = await deleteTimeSeries(relational, access, identifiers);
+      let ids: number[];
+      try {
+        ids = await deleteTimeSeries(relational, access, identifiers);
+      } finally {
+        deps.series.forgetTenant(access.tenant);
+      }
       if (ids.length > 0) deps.purgeSeries(access.tenant, ids);
     },
   };

@@ -10,12 +10,12 @@ import { coalesceDeleteRanges } from '../datapoints/delete-ranges.ts';
 import type { DatapointStore } from '../datapoints/datapoint-store.ts';
 import { parseInstant } from '../datapoints/instant.ts';
 import { identifierOf } from '../records/identifiers.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../meta/series-targets.ts';
-import type { Queryable } from '../stores/queryable.ts';
 
 export interface DeleteDatapointsDeps {
-  /** PostgreSQL, where the series are resolved. */
-  db: Queryable;
+  /** Where the series are resolved (PostgreSQL behind keys held in memory). */
+  series: SeriesDirectory;
   store: DatapointStore;
 }
 
@@ -23,7 +23,7 @@ export interface DeleteDatapointsDeps {
 export async function deleteDatapoints(access: Access, request: Static<typeof DatapointDeleteRequest>, deps: DeleteDatapointsDeps): Promise<void> {
   const items = request.items;
   const bounds = items.map((item, i) => ({ begin: parseInstant(item.inclusiveBegin, `items.${i}.inclusiveBegin`), end: parseInstant(item.exclusiveEnd, `items.${i}.exclusiveEnd`) }));
-  const { targets, missing } = await resolveSeriesTargets(deps.db, access, items.map(identifierOf), 'write');
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, items.map(identifierOf), 'write');
   if (missing.length > 0) {
     throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
   }

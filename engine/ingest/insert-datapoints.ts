@@ -11,16 +11,16 @@ import type { IngestLog, SeriesPoints } from '../datapoints/types.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
 import type { SlabPool, Slab } from '../memory/slab-pool.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets } from '../meta/series-targets.ts';
 import { timed, type Metrics } from '../metrics.ts';
 import type { Quotas } from '../quotas/quotas.ts';
-import type { Queryable } from '../stores/queryable.ts';
 import type { BodyScanProblem, BodyValueProblem, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
 import type { TargetHints } from './target-hints.ts';
 
 export interface InsertDatapointsDeps {
-  /** PostgreSQL, where the series are resolved. */
-  db: Queryable;
+  /** Where the series are resolved (PostgreSQL behind keys held in memory). */
+  series: SeriesDirectory;
   ingestLog: IngestLog;
   parser: DatapointBodyParser;
   layout: DatapointBodyLayout;
@@ -82,7 +82,7 @@ async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, de
   if (guessed) slabs.push(guessed);
   const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined);
   if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned.errors));
-  const { targets, missing } = await resolveSeriesTargets(deps.db, access, scanned.items.map(identifierOf), 'write');
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items.map(identifierOf), 'write');
   deps.targetHints.learn(access.tenant, scanned.items, targets);
   const valueTypes = targets.map((t) => t?.valueType ?? null);
   const seriesIds = targets.map((t) => t?.seriesId ?? null);

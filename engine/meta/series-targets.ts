@@ -4,8 +4,8 @@
 import type { ValueType } from '../datapoints/types.ts';
 import type { Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
-import type { Queryable } from '../stores/queryable.ts';
-import { lookupNodes } from './node-lookup.ts';
+import { resolveIdentifiers } from '../records/identifiers.ts';
+import type { SeriesDirectory } from './series-directory.ts';
 
 export interface SeriesTarget {
   seriesId: number;
@@ -21,8 +21,9 @@ export interface ResolvedTargets {
   missing: { index: number; identifier: Identifier }[];
 }
 
-export async function resolveSeriesTargets(db: Queryable, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
-  const resolved = await lookupNodes(db, access.tenant, 'timeseries', identifiers, false, { visible: (row) => canRead(access, row.data_set_id) });
+/** Resolves through the series directory (series-directory.ts): no PostgreSQL round trip for series it holds. */
+export async function resolveSeriesTargets(directory: SeriesDirectory, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
+  const resolved = await resolveIdentifiers(directory.family(), directory.db, access.tenant, identifiers, { visible: (row) => canRead(access, row.data_set_id) });
   const targets = resolved.map((r) => (r.row && canRead(access, r.row.data_set_id)
     ? { seriesId: r.row.id, externalId: r.row.external_id, valueType: r.row.value_type as ValueType, dataSetId: r.row.data_set_id }
     : null));

@@ -7,14 +7,14 @@ import type { DatapointStore } from '../datapoints/datapoint-store.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
 import type { SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../meta/series-targets.ts';
 import { timed, type Metrics } from '../metrics.ts';
-import type { Queryable } from '../stores/queryable.ts';
 import { itemsJson, rawItemJson } from './datapoint-json.ts';
 
 export interface LatestDatapointsDeps {
-  /** PostgreSQL, where the series are resolved. */
-  db: Queryable;
+  /** Where the series are resolved (PostgreSQL behind keys held in memory). */
+  series: SeriesDirectory;
   store: DatapointStore;
   /** Resolves once every acknowledged insert is readable. */
   readBarrier(): Promise<void>;
@@ -28,7 +28,7 @@ export interface LatestDatapointsDeps {
 export async function latestDatapoints(access: Access, request: Static<typeof DatapointLatestRequest>, deps: LatestDatapointsDeps): Promise<Uint8Array[]> {
   // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
   await deps.readBarrier();
-  const { targets, missing } = await resolveSeriesTargets(deps.db, access, request.items.map(identifierOf), 'read');
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   const present = targets.filter((t): t is SeriesTarget => t !== null);
   const unique = [...new Map(present.map((t) => [t.seriesId, t])).values()];

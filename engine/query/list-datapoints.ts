@@ -10,14 +10,14 @@ import { parseInstant } from '../datapoints/instant.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
 import type { AggregateName, Granularity } from '../datapoints/types.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../meta/series-targets.ts';
 import { timed, type Metrics } from '../metrics.ts';
-import type { Queryable } from '../stores/queryable.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
 
 export interface ListDatapointsDeps {
-  /** PostgreSQL, where the series are resolved. */
-  db: Queryable;
+  /** Where the series are resolved (PostgreSQL behind keys held in memory). */
+  series: SeriesDirectory;
   store: DatapointStore;
   /** Resolves once every acknowledged insert is readable. */
   readBarrier(): Promise<void>;
@@ -42,7 +42,7 @@ export async function listDatapoints(access: Access, request: DatapointListReque
   // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
   await deps.readBarrier();
   const queries = request.items.map((item, index) => listQuery(item, request, index));
-  const { targets, missing } = await resolveSeriesTargets(deps.db, access, request.items.map(identifierOf), 'read');
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   const aggregateIndexes: number[] = [];
   targets.forEach((target, i) => {

@@ -30,6 +30,12 @@ export const PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** Connections for usage counters (RelationalStore.counterPool). */
 export const PG_COUNTER_POOL_SIZE_MAX = 4;
 
+export interface ListenHandlers {
+  notify(payload: string): void;
+  lost(): void;
+  listening(): void;
+}
+
 export interface RelationalStore {
   pool: pg.Pool;
   /**
@@ -38,6 +44,12 @@ export interface RelationalStore {
    * and every write request saves two WAL fsyncs on its path (issue 3, ack latency).
    */
   counterPool: pg.Pool;
+  /**
+   * LISTENs on `channel` on a connection of its own: `notify` gets each payload, `lost` is
+   * called when the connection fails (notifications may have been missed), `listening` each
+   * time it listens again. Resolves once listening; the returned function stops.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   /** Runs fn in one transaction: all-or-nothing (STYLE §7). */
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -91,6 +103,7 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
   const store: RelationalStore = {
     pool,
     counterPool,
+    listen: (channel, handlers) => listenOn(connectionString as string, channel, handlers),
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -122,6 +135,48 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     },
   };
   return store;
+}
+
+/** Wait before opening a lost LISTEN connection again. */
+const LISTEN_RETRY_MS = 1_000;
+
+async function listenOn(connectionString: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const open = async (): Promise<void> => {
+    const opened = new pg.Client({ connectionString });
+    opened.on('notification', (message) => handlers.notify(message.payload ?? ''));
+    opened.on('error', (error) => {
+      if (stopped || client !== opened) return;
+      log.warn({ reason: error.message, channel }, 'LISTEN connection failed; opening it again');
+      client = undefined;
+      opened.end().catch(() => undefined);
+      handlers.lost();
+      retry = setTimeout(reopen, LISTEN_RETRY_MS);
+      retry.unref();
+    });
+    await opened.connect();
+    await opened.query(`LISTEN ${channel}`);
+    client = opened;
+    handlers.listening();
+  };
+  const reopen = () => {
+    if (stopped) return;
+    open().catch((error: unknown) => {
+      handlers.lost();
+      log.warn({ reason: (error as Error).message, channel }, 'could not LISTEN; trying again');
+      retry = setTimeout(reopen, LISTEN_RETRY_MS);
+      retry.unref();
+    });
+  };
+  await open();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 const EMBEDDED_USER = 'postgres';
