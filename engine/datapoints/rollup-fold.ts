@@ -28,6 +28,15 @@ export interface FoldOptions {
   rangesPerStatement?: number;
 }
 
+/** A dirty mark as the fold saw it: [beginMs, endMs) of one series, family '' = every family. */
+export interface FoldedMark {
+  tenant: string;
+  seriesId: number;
+  family: Family | '';
+  beginMs: number;
+  endMs: number;
+}
+
 export interface FoldReport {
   /** The fold's start on the engine clock, µs. */
   computedAt: bigint;
@@ -35,6 +44,14 @@ export interface FoldReport {
   rangesFolded: number;
   /** Dirty ranges left for later (hot). */
   rangesDeferred: number;
+  /**
+   * Every mark the fold removed (only its copies marked before computedAt: a mark of the same
+   * identity written later stays). A mirror of the marks drops these and adds `remarked`.
+   * Absent when no fold ran (a skipped maintenance round).
+   */
+  folded?: FoldedMark[];
+  /** Hot remainders of folded marks, written back as new marks with their original time. */
+  remarked?: FoldedMark[];
 }
 
 interface Mark {
@@ -198,5 +215,8 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
   }
   await remark(store, plan.remainders);
   await deleteMarks(store, plan.folded, computedAt, resolved.rangesPerStatement);
-  return { computedAt, rangesFolded: plan.folded.length, rangesDeferred: plan.deferred };
+  const asFolded = (m: Mark): FoldedMark => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs });
+  return {
+    computedAt, rangesFolded: plan.folded.length, rangesDeferred: plan.deferred, folded: plan.folded.map(asFolded), remarked: plan.remainders.map(asFolded),
+  };
 }
