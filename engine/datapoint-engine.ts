@@ -64,7 +64,7 @@ export interface DatapointEngine {
   /** Shared memory for request bodies and their columns (slab-pool.ts). */
   slabs: SlabPool;
   /** Resolves once every acknowledged append is readable (reads wait here first). */
-  readBarrier(): Promise<void>;
+  readBarrier(tenant?: string): Promise<void>;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
@@ -127,7 +127,7 @@ function bindDatapointEngine(
   const { parser, metrics } = deps;
   const series = deps.series;
   const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
-  const readBarrier = () => ingestLog.readBarrier?.() ?? Promise.resolve();
+  const readBarrier = (tenant?: string) => ingestLog.readBarrier?.(tenant) ?? Promise.resolve();
   const insertDeps: InsertDatapointsDeps = {
     series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
   };

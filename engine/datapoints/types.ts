@@ -82,10 +82,11 @@ export interface IngestLog {
    */
   expectAppend?(): () => void;
   /**
-   * Optional: resolves once every append acknowledged before the call is readable in the
-   * store (a log that acknowledges from its own durable file before the store has the points).
+   * Optional: resolves once every append acknowledged before the call (of `tenant`, when
+   * given) is readable in the store (a log that acknowledges from its own durable file
+   * before the store has the points).
    */
-  readBarrier?(): Promise<void>;
+  readBarrier?(tenant?: string): Promise<void>;
   /**
    * Optional: registers a listener for every batch once it is durable (for the group-commit
    * log, at its acknowledgement); returns the unsubscribe. A log that hands batches to

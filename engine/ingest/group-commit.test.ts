@@ -250,6 +250,28 @@ t.test('with a write-ahead log: acknowledged once logged, inserted after, and re
   t.equal(wal.segmentCount(), 0, 'all applied: the segment is gone');
 });
 
+t.test('with a write-ahead log: a read waits only for its own tenant\'s acknowledged batches', async (t) => {
+  const writer = `t-${randomUUID()}`;
+  const other = `t-${randomUUID()}`;
+  const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool() });
+  await log.append({ tenant: writer, series: [series(72, 2, 5)] });
+  await sink.entered(1);
+  await log.readBarrier(other);
+  t.pass('another tenant reads at once while the writer\'s batch is being inserted');
+  let readable = false;
+  const barrier = log.readBarrier(writer).then(() => { readable = true; });
+  const everyone = log.readBarrier();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(readable, 'the writing tenant waits for its batch');
+  sink.release(0);
+  await Promise.all([barrier, everyone]);
+  t.same(await values(writer, 72), [5, 5], 'and then finds it');
+  await log.close();
+  await wal.close();
+});
+
 t.test('with a write-ahead log: a failed insert is retried, never refused (the append was acknowledged)', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });

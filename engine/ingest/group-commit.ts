@@ -125,11 +125,10 @@ export class GroupCommitLog implements IngestLog {
   /** Loops inside an insert (the others are waiting to take appends). */
   private loopsInsertingCount = 0;
   private closed = false;
-  /** With a WAL: sequences acknowledged and not yet inserted, the last acknowledged one, and reads waiting. */
-  private readonly uninserted = new Set<number>();
+  /** With a WAL: sequences acknowledged and not yet inserted, by tenant, and the reads waiting for them. */
+  private readonly uninsertedByTenant = new Map<string, Set<number>>();
   private failuresInARow = 0;
-  private acknowledgedThrough = 0;
-  private barriers: { through: number; resolve: () => void }[] = [];
+  private readonly barriers = new Set<{ waiting: Set<number>; resolve: () => void }>();
   private readonly log: Logger;
   private readonly committed: CommitListeners;
   private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
@@ -198,8 +197,9 @@ export class GroupCommitLog implements IngestLog {
       arrived();
       throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
     }
-    this.uninserted.add(sequence);
-    this.acknowledgedThrough = Math.max(this.acknowledgedThrough, sequence);
+    let uninserted = this.uninsertedByTenant.get(batch.tenant);
+    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = new Set()));
+    uninserted.add(sequence);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The copy is
@@ -212,44 +212,41 @@ export class GroupCommitLog implements IngestLog {
   }
 
   /**
-   * Resolves once every append acknowledged before the call is in the store: a 2xx means
-   * readable (CONTRACT), so reads wait here for acknowledged batches still being inserted.
+   * Resolves once every append acknowledged before the call is in the store (of `tenant`
+   * only, when given): a 2xx means readable (CONTRACT), so reads wait here for acknowledged
+   * batches still being inserted. A read waits only for its own tenant's: a dashboard is not
+   * held back by another plant's gateways (issue 11, queries during ingest).
    */
-  readBarrier(): Promise<void> {
-    const through = this.acknowledgedThrough;
-    if (this.insertedThrough() >= through) return Promise.resolve();
+  readBarrier(tenant?: string): Promise<void> {
+    const waiting = new Set<number>();
+    if (tenant === undefined) for (const set of this.uninsertedByTenant.values()) for (const sequence of set) waiting.add(sequence);
+    else for (const sequence of this.uninsertedByTenant.get(tenant) ?? []) waiting.add(sequence);
+    if (waiting.size === 0) return Promise.resolve();
     const timeoutMs = this.options.readBarrierTimeoutMs ?? 30_000;
     return new Promise((resolve, reject) => {
+      const barrier = { waiting, resolve: () => { clearTimeout(timer); resolve(); } };
       const timer = setTimeout(() => {
-        this.barriers = this.barriers.filter((barrier) => barrier.resolve !== done);
+        this.barriers.delete(barrier);
         reject(new StoreUnavailableError(`Acknowledged data points are not in the store after ${timeoutMs} ms; retry shortly.`));
       }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.barriers.push({ through, resolve: done });
+      this.barriers.add(barrier);
     });
-  }
-
-  /** The highest sequence up to which every acknowledged append is inserted. */
-  private insertedThrough(): number {
-    let lowest = Infinity;
-    for (const sequence of this.uninserted) if (sequence < lowest) lowest = sequence;
-    return lowest === Infinity ? this.acknowledgedThrough : lowest - 1;
   }
 
   private inserted(taken: readonly PendingAppend[]): void {
     for (const pending of taken) {
       if (pending.sequence === undefined) continue;
       pending.release?.();
-      this.uninserted.delete(pending.sequence);
+      const set = this.uninsertedByTenant.get(pending.batch.tenant);
+      set?.delete(pending.sequence);
+      if (set?.size === 0) this.uninsertedByTenant.delete(pending.batch.tenant);
       this.options.wal?.applied(pending.sequence);
+      for (const barrier of this.barriers) {
+        if (!barrier.waiting.delete(pending.sequence) || barrier.waiting.size > 0) continue;
+        this.barriers.delete(barrier);
+        barrier.resolve();
+      }
     }
-    const through = this.insertedThrough();
-    const ready = this.barriers.filter((barrier) => barrier.through <= through);
-    this.barriers = this.barriers.filter((barrier) => barrier.through > through);
-    for (const barrier of ready) barrier.resolve();
   }
 
   /**

@@ -17,7 +17,7 @@ export interface LatestDatapointsDeps {
   series: SeriesDirectory;
   store: DatapointStore;
   /** Resolves once every acknowledged insert is readable. */
-  readBarrier(): Promise<void>;
+  readBarrier(tenant: string): Promise<void>;
   metrics: Metrics;
 }
 
@@ -27,7 +27,7 @@ export interface LatestDatapointsDeps {
  */
 export async function latestDatapoints(access: Access, request: Static<typeof DatapointLatestRequest>, deps: LatestDatapointsDeps): Promise<Uint8Array[]> {
   // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
-  await deps.readBarrier();
+  await deps.readBarrier(access.tenant);
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   const present = targets.filter((t): t is SeriesTarget => t !== null);

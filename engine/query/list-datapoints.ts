@@ -20,7 +20,7 @@ export interface ListDatapointsDeps {
   series: SeriesDirectory;
   store: DatapointStore;
   /** Resolves once every acknowledged insert is readable. */
-  readBarrier(): Promise<void>;
+  readBarrier(tenant: string): Promise<void>;
   metrics: Metrics;
 }
 
@@ -40,7 +40,7 @@ interface ListQuery {
  */
 export async function listDatapoints(access: Access, request: DatapointListRequest, deps: ListDatapointsDeps): Promise<Uint8Array[]> {
   // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
-  await deps.readBarrier();
+  await deps.readBarrier(access.tenant);
   const queries = request.items.map((item, index) => listQuery(item, request, index));
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
