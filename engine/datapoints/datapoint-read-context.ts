@@ -1,6 +1,7 @@
 // What every data point read shares (issue 3): the page-size check and the series' context,
-// dirty hour ranges and delete tombstones, from read-context-cache.ts where it has them or one
-// small statement, with the bound SQL pieces they become. The reads themselves are
+// dirty ranges and delete tombstones, from the in-memory index (read-context-index.ts, the
+// embedded engine) where it holds the series or one small statement, with the bound SQL
+// pieces they become. The reads themselves are
 // datapoint-read.ts (raw pages), datapoint-aggregate.ts and datapoint-latest.ts.
 import { BadRequestError } from '../errors.ts';
 import { ColumnarParams, type QueryParams } from '../stores/columnar-params.ts';
@@ -29,19 +30,21 @@ function contextsFromRows(ids: readonly number[], rows: readonly ContextRow[]): 
   return contexts;
 }
 
-/** Dirty ranges and tombstones of each series: from the cache where it has them, else one statement. */
+/**
+ * Dirty ranges and tombstones of each series: from the index where it holds them (issue 11: no
+ * statement, whatever is being written), else one statement. Nothing fetched is kept: the
+ * index alone decides what it holds.
+ */
 export async function contextsOf(store: ColumnarStore, tenant: string, ids: readonly number[], cache?: ReadContextCache): Promise<Map<number, SeriesContext>> {
   const contexts = new Map<number, SeriesContext>();
   const missing: number[] = [];
   for (const id of ids) {
-    const cached = cache?.get(tenant, id);
-    if (cached) contexts.set(id, cached);
+    const held = cache?.index.context(tenant, id);
+    if (held) contexts.set(id, held);
     else missing.push(id);
   }
   if (missing.length === 0) return contexts;
-  const mark = cache?.begin();
   const fetched = contextsFromRows(missing, await store.query<ContextRow>(SERIES_CONTEXT_SQL, { tenant, series: missing.map(BigInt) }));
-  cache?.set(mark, tenant, fetched);
   for (const [id, context] of fetched) contexts.set(id, context);
   return contexts;
 }

@@ -11,7 +11,7 @@ import { aggregate, aggregateMany, type AggregateRequest } from './datapoint-agg
 import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
-import { writeBatches, writeDirtyRanges } from './datapoint-write.ts';
+import { dirtyRangesOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
@@ -21,6 +21,7 @@ import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
 import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollup-fold.sql.ts';
 import { ReadContextCache } from './read-context-cache.ts';
+import { readContextRows, type IndexClock, type TombstoneMark } from './read-context-index.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
 import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './tombstone-purge.ts';
 import type {
@@ -82,15 +83,20 @@ export class DatapointStore {
   private readonly insertSlabs: SlabPool;
   /** Points and marks written at once; only when this process is the engine's one writer. */
   private readonly markGate: MarkOrderGate | undefined;
+  /** Which writes had settled when the running fold read its clock (read-context-index.ts). */
+  private foldClock: IndexClock | undefined;
+  /** A write or fold failed: replace the read contexts from the tables at the next round. */
+  private contextsStale = false;
 
   private constructor(
     readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
-    private readonly contexts: ReadContextCache | undefined,
+    /** Read contexts and results held in memory (embedded engine only; read-context-cache.ts). */
+    readonly contexts: ReadContextCache | undefined,
   ) {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
     this.load = new IngestLoad(options.ingestLoad);
     this.insertSlabs = options.slabs ?? new SlabPool({ bytesMax: 256 * 1024 * 1024 });
-    this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate() : undefined;
+    this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate(() => { this.foldClock = this.contexts?.index.clock(); }) : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
       : undefined;
@@ -99,17 +105,17 @@ export class DatapointStore {
   /** Creates the tables when missing (idempotent), recovers unmarked parts, starts maintenance. */
   static async open(options: DatapointStoreOptions): Promise<DatapointStore> {
     // The embedded engine's directory belongs to this process: every write passes here, so
-    // read contexts can be cached (read-context-cache.ts). A server has other writers.
+    // read contexts can be held in memory (read-context-index.ts). A server has other writers.
     const contexts = options.columnar.kind === 'chdb' ? new ReadContextCache() : undefined;
-    const store = contexts ? contexts.track(options.columnar) : options.columnar;
+    const store = options.columnar;
     for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
-    // The high-water mark is saved every few seconds and never read by data point reads: past the cache's write tracking.
     const versions = await WriteVersionClock.open({
       loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
       saveHighWater: (version) => options.columnar.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),
     });
     const datapoints = new DatapointStore(store, versions, options, contexts);
     if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
+    await datapoints.reloadContexts();
     datapoints.schedule();
     return datapoints;
   }
@@ -130,10 +136,41 @@ export class DatapointStore {
     // The first commit of a bulk load stops merges at once rather than at the next round.
     if (!wasBulk && this.load.isBulk()) void this.merges?.update();
     if (this.load.isBulk()) this.watchBulkEnd();
+    const contexts = this.contexts;
+    const series = contexts ? batches.flatMap((b) => b.series.map((p): [string, number] => [b.tenant, p.seriesId])) : [];
+    // Marked in memory before any point is written: a read never finds the points without their marks.
+    const seq = contexts?.index.begin(dirtyRangesOf(batches));
+    contexts?.writeStarted(series);
     try {
       await writeBatches(this.columnar, batches, this.insertSlabs, this.markGate);
+    } catch (error) {
+      this.contextsStale = contexts !== undefined;
+      throw error;
     } finally {
       this.insertsInFlight--;
+      if (seq !== undefined) contexts?.index.settle(seq);
+      contexts?.writeEnded(series);
+    }
+  }
+
+  /**
+   * A delete's or purge's rows: tombstones and dirty marks in memory first (reads apply the
+   * delete from then on), then through the MarkOrderGate, so a fold's clock never falls between
+   * the two statements (read-context-index.ts).
+   */
+  private async writeContextRows(tenant: string, tombstones: readonly TombstoneMark[], dirty: readonly DirtyRange[], write: () => Promise<void>): Promise<void> {
+    const contexts = this.contexts;
+    const series = tombstones.map((t): [string, number] => [tenant, t.seriesId]);
+    const seq = contexts?.index.begin(dirty, tombstones);
+    contexts?.writeStarted(series);
+    try {
+      await (this.markGate ? this.markGate.insert(write) : write());
+    } catch (error) {
+      this.contextsStale = contexts !== undefined;
+      throw error;
+    } finally {
+      if (seq !== undefined) contexts?.index.settle(seq);
+      contexts?.writeEnded(series);
     }
   }
 
@@ -158,33 +195,41 @@ export class DatapointStore {
     const version = this.writeVersions.next();
     const floorHour = (ms: number) => ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
     const ceilHour = (ms: number) => (floorHour(ms) === ms ? ms : floorHour(ms) + ROLLUP_BUCKET_MS);
+    const tombstones = spans.map((r): TombstoneMark => ({ tenant, seriesId: r.seriesId, beginMs: r.begin, endMs: r.end, version }));
+    const dirty = spans.map((r): DirtyRange => ({ tenant, seriesId: r.seriesId, family: '', beginMs: floorHour(r.begin), endMs: ceilHour(r.end) }));
     // Counted like an insert: the recovery checkpoint must not pass a tombstone whose marks are not written yet.
     this.insertsInFlight++;
     this.insertEpoch++;
     try {
-      await this.columnar.insertColumns({
-        table: 'datapoint_tombstones',
-        targetColumns: ['tenant', 'series_id', 'begin_ms', 'end_ms', 'version'],
-        select: '{tenant:String}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms)), {version:UInt64}',
-        params: { tenant, version },
-        columns: [
-          { name: 'series_id', type: 'Float64', data: Float64Array.from(spans, (r) => r.seriesId) },
-          { name: 'begin_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.begin) },
-          { name: 'end_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.end) },
-        ],
-      });
-      await writeDirtyRanges(this.columnar, spans.map((r) => ({ tenant, seriesId: r.seriesId, family: '', beginMs: floorHour(r.begin), endMs: ceilHour(r.end) })));
+      await this.writeContextRows(tenant, tombstones, dirty, () => this.writeDeletes(tenant, version, spans, dirty));
     } finally {
       this.insertsInFlight--;
     }
   }
 
+  /** A delete's tombstones, then their dirty marks (the recovery of a crash between the two: unmarked-recovery.ts). */
+  private async writeDeletes(tenant: string, version: bigint, spans: readonly { seriesId: number; begin: number; end: number }[], dirty: readonly DirtyRange[]): Promise<void> {
+    await this.columnar.insertColumns({
+      table: 'datapoint_tombstones',
+      targetColumns: ['tenant', 'series_id', 'begin_ms', 'end_ms', 'version'],
+      select: '{tenant:String}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(begin_ms)), toInt64(assumeNotNull(end_ms)), {version:UInt64}',
+      params: { tenant, version },
+      columns: [
+        { name: 'series_id', type: 'Float64', data: Float64Array.from(spans, (r) => r.seriesId) },
+        { name: 'begin_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.begin) },
+        { name: 'end_ms', type: 'Float64', data: Float64Array.from(spans, (r) => r.end) },
+      ],
+    });
+    await writeDirtyRanges(this.columnar, dirty);
+  }
+
   /** Deleted time series: their points are dead at once for any version and purged in the background. */
   async purgeSeries(tenant: string, seriesIds: readonly number[]): Promise<void> {
     if (seriesIds.length === 0) return;
-    await this.columnar.command(SERIES_PURGE_SQL, {
+    const tombstones = seriesIds.map((seriesId): TombstoneMark => ({ tenant, seriesId, beginMs: TIMESTAMP_MS_MIN, endMs: TIMESTAMP_MS_MAX + 1, version: SERIES_PURGE_VERSION }));
+    await this.writeContextRows(tenant, tombstones, [], () => this.columnar.command(SERIES_PURGE_SQL, {
       tenant, series: seriesIds.map(BigInt), begin: TIMESTAMP_MS_MIN, end: TIMESTAMP_MS_MAX + 1, version: SERIES_PURGE_VERSION,
-    });
+    }));
   }
 
   readRaw(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawReadResult> {
@@ -243,14 +288,61 @@ export class DatapointStore {
     if (scheduled && this.load.isBulk() && Date.now() - this.lastFoldMs < (this.options.foldDeferMaxMs ?? 30_000)) {
       return { computedAt: 0n, rangesFolded: 0, rangesDeferred: 0, tombstonesPurged: 0 };
     }
-    const report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold }, this.markGate);
+    if (this.contextsStale) await this.reloadContexts();
+    const report = await this.foldAndFollow(fold);
     this.lastFoldMs = Date.now();
     // Expired tombstones are looked for once a minute; pending ones every round.
     const expire = Date.now() - this.lastExpiryMs > 60_000;
-    const tombstonesPurged = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
+    const purge = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
+    this.contexts?.changed(purge.series);
+    if (purge.contextRowsRemoved) await this.reloadContexts();
     if (expire) this.lastExpiryMs = Date.now();
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
-    return { ...report, tombstonesPurged };
+    return { ...report, tombstonesPurged: purge.purged };
+  }
+
+  /** One fold; the read contexts then drop what it recomputed (read-context-index.ts, applyFold). */
+  private async foldAndFollow(fold: FoldOptions): Promise<FoldReport> {
+    const contexts = this.contexts;
+    this.foldClock = undefined;
+    let report: FoldReport;
+    try {
+      report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold }, this.markGate);
+    } catch (error) {
+      // Some marks may be gone from the table: their ranges would stay dirty in memory for ever.
+      this.contextsStale = contexts !== undefined;
+      throw error;
+    }
+    const clock = this.foldClock;
+    this.foldClock = undefined;
+    if (!contexts) return report;
+    if (clock === undefined || report.folded === undefined) {
+      await this.reloadContexts();
+    } else {
+      contexts.changed(contexts.index.applyFold(clock, report.folded, report.remarked ?? []));
+    }
+    return report;
+  }
+
+  /**
+   * Replaces the settled read contexts with the tables' rows (read-context-index.ts, replace):
+   * at open, and after a failed write or fold or rows removed by the purge. Never beside a fold.
+   */
+  private async reloadContexts(): Promise<void> {
+    const contexts = this.contexts;
+    if (!contexts) return;
+    this.contextsStale = false;
+    const clock = contexts.index.clock();
+    try {
+      const rows = await readContextRows(this.columnar);
+      contexts.index.replace(clock, rows.dirty, rows.tombstones);
+      contexts.clearResults();
+    } catch (error) {
+      this.contextsStale = true;
+      throw error;
+    }
+    const { items, complete } = contexts.index.size;
+    if (!complete) this.log.warn({ items }, 'read contexts past their memory bound: series not held read their context from the tables');
   }
 
   /** Saves how far every part has its dirty marks, when no insert is between the two. */

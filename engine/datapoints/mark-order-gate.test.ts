@@ -59,3 +59,17 @@ t.test('two folds take the clock one after the other', async (t) => {
   await Promise.all([one, two]);
   t.same(order, [1, 2]);
 });
+
+t.test('onClock runs once per clock, after running inserts ended and before the clock is read', async (t) => {
+  const events: string[] = [];
+  const gate = new MarkOrderGate(() => events.push('onClock'));
+  const running = deferred();
+  const insert = gate.insert(async () => { events.push('insert start'); await running.promise; events.push('insert end'); });
+  await tick();
+  const clock = gate.clock(async () => { events.push('clock read'); });
+  await tick();
+  t.same(events, ['insert start'], 'not while the insert runs');
+  running.resolve();
+  await Promise.all([insert, clock]);
+  t.same(events, ['insert start', 'insert end', 'onClock', 'clock read']);
+});

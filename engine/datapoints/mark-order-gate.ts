@@ -5,12 +5,17 @@
 // no insert is between the two: it waits for running inserts, and inserts arriving meanwhile
 // wait for the clock (one short query). In-process only: valid when this process is the only
 // writer of its engine (the embedded one); with a ClickHouse server, inserts stay sequential.
+// Deletes pass here too, and `onClock` runs at the very moment no write is running: the store
+// records there which writes the fold will see (read-context-index.ts, clock()).
 
 export class MarkOrderGate {
   private inserting = 0;
   /** Set while a fold waits for inserts to finish or reads its clock. */
   private clockTaking: Promise<void> | undefined;
   private insertsDrained: (() => void) | undefined;
+
+  /** `onClock`: called once per clock(), after running writes ended and before readClock starts. */
+  constructor(private readonly onClock?: () => void) {}
 
   /** Runs an insert of points and marks; waits first if a fold is taking its clock. */
   async insert<T>(write: () => Promise<T>): Promise<T> {
@@ -32,6 +37,7 @@ export class MarkOrderGate {
     try {
       if (this.inserting > 0) await new Promise<void>((resolve) => { this.insertsDrained = resolve; });
       this.insertsDrained = undefined;
+      this.onClock?.();
       return await readClock();
     } finally {
       this.clockTaking = undefined;

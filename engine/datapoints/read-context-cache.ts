@@ -1,106 +1,180 @@
-// Per-series read context (dirty hour ranges and delete tombstones) kept in memory between
-// reads, so a read of clean series runs one statement instead of two (bench Q1, Q3), and the
-// rollup rows of clean ranges (a repeated dashboard aggregate runs none: Q1, Q2). Only for
-// the embedded engine: chdb locks its data directory to one process, so every write to the
-// data point tables passes through this process's columnar store, which track() wraps. Any
-// write statement invalidates every entry; a read caches what it fetched only when no write
-// started or ran while it fetched. With a ClickHouse server other processes write (Kafka
-// ingesters, other api replicas), and the cache is off.
-import type { ColumnarStore } from '../stores/columnar.ts';
+// What reads of the embedded engine keep in memory between them (issues 3, 11): the read
+// context of every series (read-context-index.ts: dirty ranges and tombstones, so a read runs
+// no context statement), the rollup rows of clean ranges (a repeated dashboard aggregate runs
+// no statement: bench Q1, Q2, Q4) and raw JSON pages (Q3). Only for the embedded engine: chdb
+// locks its data directory to one process, so every write to the data point tables passes
+// through this process's DatapointStore, which reports each write here with the series it
+// touches. With a ClickHouse server other processes write (Kafka ingesters, other api
+// replicas), and none of this exists.
+//
+// Invalidation is per series (issue 11: a gateway writing series X every few ms must not
+// evict the dashboard's series Y). A kept result names the series it depends on and the write
+// sequence when its fetch started (begin()); it is valid while none of them has had a write
+// end since, nor has one running. The fold reports the series it recomputed once it returns:
+// until then the index still holds their folded ranges dirty, so no kept result covers them.
+//
+// The series of a result come from its key, built by the read modules (datapoint-read.ts,
+// datapoint-aggregate.ts, datapoint-latest.ts): three formats matched whole (KEY_FORMATS). A
+// key of any other form depends on every series: kept only while nothing at all is written.
+// TODO(#11): the read modules could build keys with rollupKey/latestKey/pageKey below so the
+// format and its parser sit in one file.
+import { ReadContextIndex } from './read-context-index.ts';
 
 export type Range = [begin: number, end: number];
 export interface Tombstone { seriesId: number; begin: number; end: number; version: bigint }
 
 /** Everything a read needs to know about a series besides its points and rollups. */
 export interface SeriesContext {
-  /** Hour-aligned ranges whose rollups may be stale, unsorted. */
+  /** Ranges [begin, end) whose rollups may be stale, unsorted, any alignment (minute or hour today). */
   dirty: Range[];
   tombstones: Tombstone[];
 }
-
-/** Series whose contexts are kept; a context is a few small arrays. */
-export const READ_CONTEXT_ENTRIES_MAX = 100_000;
 
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
 export const ROLLUP_RESULT_ROWS_MAX = 10_000;
 /**
  * Bytes of raw JSON pages kept: a dashboard repeating a 100 000-point read (bench Q3) gets
- * the page the engine wrote last time, until any write. A quarter of it per page at most.
+ * the page the engine wrote last time, until a write to its series. A quarter of it per page at most.
  */
 export const RAW_PAGES_BYTES_MAX = 64 * 1024 * 1024;
+/** Series whose last write is remembered; past it every kept result is dropped and the list restarts. */
+export const WRITTEN_SERIES_MAX = 200_000;
+
+/** The series a kept result depends on; 'all' when its key has no known form. */
+type Dependencies = { tenant: string; ids: readonly number[] } | 'all';
+
+interface Kept<T> { value: T; dependsOn: Dependencies; mark: number }
+
+const IDS = '(\\d+(?:,\\d+)*)';
+/** The key formats of the read modules, whole: tenant, then the series ids. */
+const KEY_FORMATS: readonly RegExp[] = [
+  new RegExp(`^([^\\u0000]+)\\u0000[a-z0-9]+:-?\\d+:-?\\d+:\\d+:${IDS}$`),
+  new RegExp(`^latest\\u0000([^\\u0000]+)\\u0000[a-z0-9]+\\u0000${IDS}$`),
+  /^raw\u0000([^\u0000]+)\u0000(\d+)\u0000[A-Z0-9]+\u0000-?\d+\u0000-?\d+\u0000\d+\u0000(?:true|false)$/,
+];
+
+export function rollupKey(tenant: string, family: string, start: number, end: number, granularityMs: number, ids: readonly number[]): string {
+  return `${tenant}\u0000${family}:${start}:${end}:${granularityMs}:${ids.join(',')}`;
+}
+
+export function latestKey(tenant: string, family: string, ids: readonly number[]): string {
+  return `latest\u0000${tenant}\u0000${family}\u0000${ids.join(',')}`;
+}
+
+export function pageKey(tenant: string, seriesId: number, valueType: string, start: number, end: number, limit: number, descending: boolean): string {
+  return `raw\u0000${tenant}\u0000${seriesId}\u0000${valueType}\u0000${start}\u0000${end}\u0000${limit}\u0000${descending}`;
+}
+
+/** The series a key names, or 'all' when it has none of the known forms. */
+export function dependenciesOf(key: string): Dependencies {
+  for (const format of KEY_FORMATS) {
+    const match = format.exec(key);
+    if (match) return { tenant: match[1] as string, ids: (match[2] as string).split(',').map(Number) };
+  }
+  return 'all';
+}
 
 export class ReadContextCache {
-  private epoch = 0;
-  private writesInFlight = 0;
-  private readonly entries = new Map<string, SeriesContext>();
-  private entriesEpoch = 0;
-  /** Rollup rows of clean hours by statement key (what a fresh statement would return now). */
-  private readonly rollups = new Map<string, readonly unknown[]>();
+  /** The authoritative read contexts (read-context-index.ts). */
+  readonly index: ReadContextIndex;
+  private writeSeq = 0;
+  /** Results fetched before this are never valid (the written-series list restarted). */
+  private floorSeq = 0;
+  private writesRunning = 0;
+  private readonly lastWrite = new Map<string, Map<number, number>>();
+  private lastWriteCount = 0;
+  private readonly running = new Map<string, Map<number, number>>();
+  private readonly rollups = new Map<string, Kept<readonly unknown[]>>();
   /** Raw pages by read key, least recently used first, and their total bytes. */
-  private readonly pages = new Map<string, { value: unknown; bytes: number }>();
+  private readonly pages = new Map<string, Kept<unknown> & { bytes: number }>();
   private pageBytes = 0;
 
-  constructor(private readonly entriesMax = READ_CONTEXT_ENTRIES_MAX) {}
-
-  /** The store with its write statements (command, insertColumns) counted; reads pass through. */
-  track(store: ColumnarStore): ColumnarStore {
-    const write = async <T>(run: () => Promise<T>): Promise<T> => {
-      this.epoch++;
-      this.writesInFlight++;
-      try {
-        return await run();
-      } finally {
-        this.writesInFlight--;
-        this.epoch++;
-      }
-    };
-    return {
-      kind: store.kind,
-      query: (sql, params) => store.query(sql, params),
-      queryArrow: (sql, params) => store.queryArrow(sql, params),
-      queryBytes: (sql, params) => store.queryBytes(sql, params),
-      command: (sql, params) => write(() => store.command(sql, params)),
-      insertColumns: (insert) => write(() => store.insertColumns(insert)),
-      ping: () => store.ping(),
-      close: () => store.close(),
-    };
+  constructor(index = new ReadContextIndex()) {
+    this.index = index;
   }
 
-  /** A mark to pass to set() after fetching; undefined while a write runs (fetch, do not keep). */
+  /** A mark to pass to setRollup()/setPage() after fetching. */
   begin(): number | undefined {
-    return this.writesInFlight === 0 ? this.epoch : undefined;
+    return this.writeSeq;
   }
 
-  get(tenant: string, seriesId: number): SeriesContext | undefined {
-    if (this.writesInFlight > 0 || this.entriesEpoch !== this.epoch) return undefined;
-    return this.entries.get(`${tenant}\u0000${seriesId}`);
+  /** A write to these series starts (insert, delete, purge). */
+  writeStarted(series: Iterable<readonly [tenant: string, seriesId: number]>): void {
+    this.writesRunning++;
+    for (const [tenant, id] of series) {
+      let ids = this.running.get(tenant);
+      if (!ids) this.running.set(tenant, (ids = new Map()));
+      ids.set(id, (ids.get(id) ?? 0) + 1);
+    }
+  }
+
+  /** The write of writeStarted() ended, resolved or failed. */
+  writeEnded(series: Iterable<readonly [tenant: string, seriesId: number]>): void {
+    this.writesRunning--;
+    const seq = ++this.writeSeq;
+    for (const [tenant, id] of series) {
+      const ids = this.running.get(tenant);
+      const count = (ids?.get(id) ?? 1) - 1;
+      if (count > 0) ids?.set(id, count);
+      else {
+        ids?.delete(id);
+        if (ids?.size === 0) this.running.delete(tenant);
+      }
+      this.noteWrite(tenant, id, seq);
+    }
+  }
+
+  /** Rows of these series changed at once (the fold, the purge): results fetched before are stale. */
+  changed(series: Iterable<readonly [tenant: string, seriesId: number]>): void {
+    const seq = ++this.writeSeq;
+    for (const [tenant, id] of series) this.noteWrite(tenant, id, seq);
+  }
+
+  /** Drops every kept result (after the index was replaced from the tables). */
+  clearResults(): void {
+    this.writeSeq++;
+    this.floorSeq = this.writeSeq;
+    this.rollups.clear();
+    this.pages.clear();
+    this.pageBytes = 0;
   }
 
   getRollup<Row>(key: string): readonly Row[] | undefined {
-    if (this.writesInFlight > 0 || this.entriesEpoch !== this.epoch) return undefined;
-    return this.rollups.get(key) as readonly Row[] | undefined;
+    const kept = this.rollups.get(key);
+    if (!kept) return undefined;
+    if (this.valid(kept.dependsOn, kept.mark)) return kept.value as readonly Row[];
+    this.rollups.delete(key);
+    return undefined;
   }
 
-  /** Keeps a rollup statement's rows fetched since begin() returned mark, like set(). */
+  /** Keeps a rollup statement's rows fetched since begin() returned mark, if none of its series was written meanwhile. */
   setRollup(mark: number | undefined, key: string, rows: readonly unknown[]): void {
-    if (rows.length > ROLLUP_RESULT_ROWS_MAX || !this.current(mark)) return;
+    if (mark === undefined || rows.length > ROLLUP_RESULT_ROWS_MAX) return;
+    const dependsOn = dependenciesOf(key);
+    if (!this.valid(dependsOn, mark)) return;
+    this.rollups.delete(key);
     if (this.rollups.size >= ROLLUP_RESULTS_MAX) this.rollups.delete(this.rollups.keys().next().value as string);
-    this.rollups.set(key, rows);
+    this.rollups.set(key, { value: rows, dependsOn, mark });
   }
 
   getPage<Page>(key: string): Page | undefined {
-    if (this.writesInFlight > 0 || this.entriesEpoch !== this.epoch) return undefined;
-    const entry = this.pages.get(key);
-    if (!entry) return undefined;
+    const kept = this.pages.get(key);
+    if (!kept) return undefined;
     this.pages.delete(key);
-    this.pages.set(key, entry);
-    return entry.value as Page;
+    if (!this.valid(kept.dependsOn, kept.mark)) {
+      this.pageBytes -= kept.bytes;
+      return undefined;
+    }
+    this.pages.set(key, kept);
+    return kept.value as Page;
   }
 
-  /** Keeps a raw page of `bytes` fetched since begin() returned mark, like set(); evicts the least recently used. */
+  /** Keeps a raw page of `bytes` fetched since begin() returned mark, like setRollup(); evicts the least recently used. */
   setPage(mark: number | undefined, key: string, value: unknown, bytes: number): void {
-    if (bytes > RAW_PAGES_BYTES_MAX / 4 || !this.current(mark)) return;
+    if (mark === undefined || bytes > RAW_PAGES_BYTES_MAX / 4) return;
+    const dependsOn = dependenciesOf(key);
+    if (!this.valid(dependsOn, mark)) return;
     const previous = this.pages.get(key);
     if (previous) {
       this.pages.delete(key);
@@ -111,29 +185,33 @@ export class ReadContextCache {
       this.pages.delete(oldest);
       this.pageBytes -= entry.bytes;
     }
-    this.pages.set(key, { value, bytes });
+    this.pages.set(key, { value, dependsOn, mark, bytes });
     this.pageBytes += bytes;
   }
 
-  /** Whether nothing was written since mark; starts a new generation of entries if needed. */
-  private current(mark: number | undefined): boolean {
-    if (mark === undefined || mark !== this.epoch || this.writesInFlight > 0) return false;
-    if (this.entriesEpoch !== mark) {
-      this.entries.clear();
-      this.rollups.clear();
-      this.pages.clear();
-      this.pageBytes = 0;
-      this.entriesEpoch = mark;
+  /** Whether a result fetched from `mark` on is still what a fresh fetch would return. */
+  private valid(dependsOn: Dependencies, mark: number): boolean {
+    if (mark < this.floorSeq) return false;
+    if (dependsOn === 'all') return this.writesRunning === 0 && mark === this.writeSeq;
+    const running = this.running.get(dependsOn.tenant);
+    const written = this.lastWrite.get(dependsOn.tenant);
+    for (const id of dependsOn.ids) {
+      if (running?.has(id)) return false;
+      if ((written?.get(id) ?? -1) > mark) return false;
     }
     return true;
   }
 
-  /** Keeps contexts fetched since begin() returned mark, if nothing was written meanwhile. */
-  set(mark: number | undefined, tenant: string, contexts: ReadonlyMap<number, SeriesContext>): void {
-    if (!this.current(mark)) return;
-    for (const [seriesId, context] of contexts) {
-      if (this.entries.size >= this.entriesMax) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(`${tenant}\u0000${seriesId}`, context);
+  private noteWrite(tenant: string, seriesId: number, seq: number): void {
+    if (this.lastWriteCount >= WRITTEN_SERIES_MAX) {
+      // Forgetting who was written is safe only if everything fetched before is forgotten too.
+      this.lastWrite.clear();
+      this.lastWriteCount = 0;
+      this.clearResults();
     }
+    let ids = this.lastWrite.get(tenant);
+    if (!ids) this.lastWrite.set(tenant, (ids = new Map()));
+    if (!ids.has(seriesId)) this.lastWriteCount++;
+    ids.set(seriesId, seq);
   }
 }

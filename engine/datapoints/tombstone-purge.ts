@@ -47,14 +47,26 @@ async function purgeDerived(store: ColumnarStore, rows: readonly PendingRow[]): 
   }
 }
 
-/** Returns how many tombstones were purged; 0 when none was pending. `expire` also drops old purged ones. */
-export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}, expire = true): Promise<number> {
+/** What a purge removed: the store's in-memory read contexts follow (read-context-index.ts). */
+export interface PurgeReport {
+  /** Tombstones whose points were removed now. */
+  purged: number;
+  /** Series whose points were removed (the tombstones' series), as [tenant, seriesId]. */
+  series: [tenant: string, seriesId: number][];
+  /** Whether rows left the tombstone or dirty tables (expired tombstones, purged series' marks). */
+  contextRowsRemoved: boolean;
+}
+
+/** Purges up to tombstonesPerPurge pending tombstones; `expire` also drops old purged ones. */
+export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}, expire = true): Promise<PurgeReport> {
   const rows = await store.query<PendingRow>(PENDING_TOMBSTONES_SQL, { limit: options.tombstonesPerPurge ?? 500 });
+  let contextRowsRemoved = false;
   if (rows.length > 0) {
     for (const family of FAMILIES) {
       const params = new ColumnarParams();
       await store.command(purgeRawSql(FAMILY_SHAPES[family].rawTable, covered(params, rows)), params.values);
     }
+    contextRowsRemoved = rows.some((r) => BigInt(r.version) === SERIES_PURGE_VERSION);
     await purgeDerived(store, rows);
     const params = new ColumnarParams();
     await store.command(markPurgedSql(identity(params, rows)), params.values);
@@ -63,7 +75,10 @@ export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, o
   if (expire && nowMicros > retentionMicros) {
     const cutoff = nowMicros - retentionMicros;
     const [expired] = await store.query<{ expired: string }>(EXPIRED_TOMBSTONES_SQL, { cutoff });
-    if (Number(expired?.expired ?? 0) > 0) await store.command(DROP_EXPIRED_TOMBSTONES_SQL, { cutoff });
+    if (Number(expired?.expired ?? 0) > 0) {
+      await store.command(DROP_EXPIRED_TOMBSTONES_SQL, { cutoff });
+      contextRowsRemoved = true;
+    }
   }
-  return rows.length;
+  return { purged: rows.length, series: rows.map((r) => [r.tenant, Number(r.series)]), contextRowsRemoved };
 }
