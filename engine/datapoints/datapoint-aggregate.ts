@@ -1,5 +1,5 @@
-// Data point aggregates (issue 3): per granularity bucket, from the rollup rows of clean hours
-// folded by the engine plus raw points where hours are dirty (or raw points alone for 1m), the
+// Data point aggregates (issues 3, 11): per granularity bucket, from the minute and hour rollup
+// rows of clean buckets folded by the engine plus raw points where minutes are dirty, the
 // series' context (datapoint-read-context.ts) telling which. Requests alike share statements.
 import { BadRequestError } from '../errors.ts';
 import { AGGREGATES_LIMIT_MAX } from '../limits.ts';
@@ -7,9 +7,10 @@ import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
-import { assertLimit, clip, contextsOf, rangeList, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
+import { assertLimit, contextsOf, rangeList, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
 import { rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
-import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
+import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from './families.ts';
+import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
 import type { Range, ReadContextCache } from './read-context-cache.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from './types.ts';
 
@@ -74,35 +75,47 @@ function aggregateRange(request: AggregateRequest): BucketRange | undefined {
   return start >= end || options.aggregates.length === 0 ? undefined : { start, end, granularityMs };
 }
 
+/** The rollup statement of a read: the tables' rows outside dirty ranges, UNION ALL. */
+function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, params: ColumnarParams): string {
+  const shape = FAMILY_SHAPES[family];
+  const minuteCondition = dirtyMinutes.size > 0 ? `NOT (${bucketRangeList(params, dirtyMinutes, MINUTE_BUCKET_MS)})` : '';
+  if (range.granularityMs < ROLLUP_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.granularityMs !== MINUTE_BUCKET_MS);
+  // Hours a dirty range touches: their clean minutes from minute rows (issue 11), their dirty ones from raw points.
+  const dirtyHours = widenSeriesRanges(dirtyMinutes, ROLLUP_BUCKET_MS, range.start, range.end);
+  const grouped = range.granularityMs !== ROLLUP_BUCKET_MS;
+  if (dirtyHours.size === 0) return rollupBucketsSql(shape, shape.rollupTable, '', grouped);
+  // A range list names the rows overlapping it, so it is built for each table's row width.
+  const hourRows = bucketRangeList(params, dirtyHours, ROLLUP_BUCKET_MS);
+  const minuteRows = bucketRangeList(params, dirtyHours, MINUTE_BUCKET_MS);
+  return `${rollupBucketsSql(shape, shape.rollupTable, `NOT (${hourRows})`, grouped)}
+UNION ALL
+${rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondition}`, true)}`;
+}
+
 /**
- * Partials per series and granularity bucket: rollup rows of clean hours folded to the
- * granularity by the engine plus raw points of dirty hours (granularities of whole hours), or
- * raw points alone (1m).
+ * Partials per series and granularity bucket: rollup rows of clean buckets (minute rows for
+ * 1m; hour rows, and minute rows of hours a dirty range touches, for whole hours), folded to
+ * the granularity by the engine, plus raw points of dirty minutes.
  */
 async function bucketPartials(
   store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange, cache?: ReadContextCache,
 ): Promise<Map<number, Map<number, Partial>>> {
   const shape = FAMILY_SHAPES[family];
   const exact = shape.exactAggregates;
-  const fromRollup = range.granularityMs % ROLLUP_BUCKET_MS === 0;
   // Rollup rows are kept only if nothing was written from here (the contexts) to their fetch.
   const mark = cache?.begin();
   const contexts = await contextsOf(store, tenant, ids, cache);
-  const rawRanges = new Map<number, Range[]>();
-  for (const id of ids) {
-    const ranges = fromRollup ? clip(contexts.get(id)?.dirty ?? [], range.start, range.end) : [[range.start, range.end] as Range];
-    if (ranges.length > 0) rawRanges.set(id, ranges);
-  }
+  const dirty = new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []]));
+  // Minute rows are current wherever no dirty range covers them; window bounds are whole minutes.
+  const rawRanges = widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
   const readRollups = async (): Promise<readonly PartialRow[]> => {
-    if (!fromRollup) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
     const key = rawRanges.size === 0 ? `${tenant}\u0000${family}:${range.start}:${range.end}:${range.granularityMs}:${ids.join(',')}` : undefined;
     const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
     if (cached) return cached;
     const params = new ColumnarParams();
-    const hourly = range.granularityMs === ROLLUP_BUCKET_MS;
-    const sql = rollupBucketsSql(shape, rangeList(params, tenant, rawRanges, 'bucket'), hourly);
-    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, ...(hourly ? {} : { granularity: range.granularityMs }) });
+    const sql = rollupStatement(family, range, rawRanges, params);
+    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.granularityMs });
     if (key !== undefined) cache?.setRollup(mark, key, rows);
     return rows;
   };
@@ -111,14 +124,13 @@ async function bucketPartials(
     const tombstones = tombstonesIn(contexts.values(), range.start, range.end);
     const params = new ColumnarParams();
     const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
-    return store.query<PartialRow>(sql, { ...params.values, granularity: fromRollup ? ROLLUP_BUCKET_MS : range.granularityMs, ...tombstoneParams(tombstones) });
+    return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstoneParams(tombstones) });
   };
   const [rollupRows, rawRows] = await Promise.all([readRollups(), readRawBuckets()]);
   const out = new Map<number, Map<number, Partial>>();
   for (const row of [...rollupRows, ...rawRows]) {
     const id = Number(row.series);
-    const hour = Number(row.a);
-    const bucket = hour - (((hour % range.granularityMs) + range.granularityMs) % range.granularityMs);
+    const bucket = floorTo(Number(row.a), range.granularityMs);
     const buckets = out.get(id) ?? new Map<number, Partial>();
     buckets.set(bucket, addPartial(buckets.get(bucket), partialOf(row, exact)));
     out.set(id, buckets);

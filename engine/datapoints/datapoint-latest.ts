@@ -1,11 +1,12 @@
 // Latest data points (issue 3): the latest-table row of each series as of the last fold,
 // checked against raw points where the series' context (datapoint-read-context.ts) has dirty
-// hours, and the newest clean rollup hour when the row's own hour is dirty.
+// minutes, and the newest clean rollup row (hours, and minutes of dirty hours) when the row's own minute is dirty.
 import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { contextsOf, overlaps, rangeList, tombstoneParams } from './datapoint-read-context.ts';
 import { latestRowsSql, rawLatestSql, rollupLatestSql } from './datapoint-read.sql.ts';
-import { FAMILY_SHAPES, familyOf, type Family } from './families.ts';
+import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
+import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
 import type { Range, ReadContextCache } from './read-context-cache.ts';
 import type { DatapointValue, LatestPoint, SeriesRef } from './types.ts';
 
@@ -44,7 +45,8 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
     return rows;
   };
   const [contexts, latestRows] = await Promise.all([contextsOf(store, tenant, ids, cache), readLatestRows()]);
-  const dirty = new Map([...contexts].filter(([, c]) => c.dirty.length > 0).map(([id, c]) => [id, c.dirty]));
+  // Whole minutes: raw points answer exactly the minutes whose rollup rows are left out below.
+  const dirty = widenSeriesRanges(new Map([...contexts].map(([id, c]) => [id, c.dirty])), MINUTE_BUCKET_MS, -Infinity, Infinity);
   const rows = new Map(latestRows.map((r) => [Number(r.series), latestPoint(family, r)]));
   const result = new Map<number, LatestPoint>();
   for (const id of ids) if (!dirty.has(id) && rows.has(id)) result.set(id, rows.get(id) as LatestPoint);
@@ -69,9 +71,13 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
   }
   if (fallback.size > 0) {
     const excluded = new ColumnarParams();
-    const cleanRows = await store.query<LastRow>(rollupLatestSql(shape, rangeList(excluded, tenant, fallback, 'bucket')), {
-      ...excluded.values, tenant, series: [...fallback.keys()].map(BigInt),
+    const dirtyHours = widenSeriesRanges(fallback, ROLLUP_BUCKET_MS, -Infinity, Infinity);
+    const sql = rollupLatestSql(shape, {
+      dirtyHourRows: bucketRangeList(excluded, dirtyHours, ROLLUP_BUCKET_MS),
+      dirtyHourMinuteRows: bucketRangeList(excluded, dirtyHours, MINUTE_BUCKET_MS),
+      dirtyMinuteRows: bucketRangeList(excluded, fallback, MINUTE_BUCKET_MS),
     });
+    const cleanRows = await store.query<LastRow>(sql, { ...excluded.values, tenant, series: [...fallback.keys()].map(BigInt) });
     const clean = new Map(cleanRows.map((r) => [Number(r.series), latestPoint(family, r)]));
     for (const id of fallback.keys()) {
       const best = newer(clean.get(id), fromRaw.get(id));

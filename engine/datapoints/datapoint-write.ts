@@ -1,19 +1,19 @@
 // The insert path of the data point store (issue 3): asserts the batch invariants, writes the
 // points of each storage family with one columnar insert (all tenants and batches of a group
-// commit together), then records which hours of which series changed (dirty marks). Rollups
+// commit together), then records which minutes of which series changed (dirty marks). Rollups
 // and latest points are left to the fold (rollup-fold.ts), off this path.
 import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
-import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, type Family, type FamilyShape } from './families.ts';
+import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
 
 const VERSION_LIMIT = 1n << 63n;
 const DECIMAL32_SCALED_MAX = 999_999_999n;
 
-/** An hour-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
+/** A minute-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
 export interface DirtyRange {
   tenant: string;
   seriesId: number;
@@ -65,18 +65,34 @@ export function assertIngestBatch(batch: IngestBatch): void {
   for (const points of batch.series) assertSeriesPoints(points);
 }
 
-/** Hour-aligned runs covering the (sorted) timestamps; an empty hour between points splits a run. */
-export function hourRuns(timestampMs: Float64Array): [number, number][] {
+/** Bucket-aligned runs covering the (sorted) timestamps; an empty bucket between points splits a run. */
+export function bucketRuns(timestampMs: Float64Array, bucketMs: number): [number, number][] {
   const runs: [number, number][] = [];
   let run: [number, number] | undefined;
   for (let i = 0; i < timestampMs.length; i++) {
     const ts = timestampMs[i] as number;
     if (run !== undefined && ts < run[1]) continue;
-    const hour = ts - (((ts % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
-    if (run !== undefined && hour === run[1]) run[1] = hour + ROLLUP_BUCKET_MS;
-    else runs.push((run = [hour, hour + ROLLUP_BUCKET_MS]));
+    const bucket = floorTo(ts, bucketMs);
+    if (run !== undefined && bucket === run[1]) run[1] = bucket + bucketMs;
+    else runs.push((run = [bucket, bucket + bucketMs]));
   }
   return runs;
+}
+
+/**
+ * Minute runs of one series' points past which its marks coarsen to hour runs: sparse points
+ * (one every few minutes) would otherwise leave a mark each, and every mark is a condition in
+ * the fold's and the reads' statements. Hour runs are minute-aligned too, only wider.
+ */
+export const MINUTE_RUNS_PER_SERIES_MAX = 16;
+
+/**
+ * The dirty runs of one series' points (issue 11): minute-aligned, so the fold recomputes only
+ * the minutes written; a contiguous run is one mark (an hour of 10 s points is one mark).
+ */
+export function dirtyRuns(timestampMs: Float64Array): [number, number][] {
+  const minutes = bucketRuns(timestampMs, MINUTE_BUCKET_MS);
+  return minutes.length <= MINUTE_RUNS_PER_SERIES_MAX ? minutes : bucketRuns(timestampMs, ROLLUP_BUCKET_MS);
 }
 
 interface FamilyRows {
@@ -196,13 +212,13 @@ async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, gro
   });
 }
 
-/** The dirty ranges of a set of batches, one per (tenant, series, family, hour run). */
+/** The dirty ranges of a set of batches, one per (tenant, series, family, run of dirtyRuns). */
 export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
   const ranges = new Map<string, DirtyRange>();
   for (const batch of batches) {
     for (const points of batch.series) {
       const family = familyOf(points.valueType);
-      for (const [beginMs, endMs] of hourRuns(points.timestampMs)) {
+      for (const [beginMs, endMs] of dirtyRuns(points.timestampMs)) {
         const key = `${batch.tenant}\u0000${points.seriesId}\u0000${family}\u0000${beginMs}\u0000${endMs}`;
         if (!ranges.has(key)) ranges.set(key, { tenant: batch.tenant, seriesId: points.seriesId, family, beginMs, endMs });
       }

@@ -1,5 +1,5 @@
 // Storage families of data points (issue 3): each valueType maps to one family, and each
-// family has its raw table, its hourly rollup and its latest-point table, all with the same
+// family has its raw table, its minute and hourly rollups and its latest-point table, all with the same
 // layout apart from the value columns described here. Table and column names in SQL come
 // only from this file (STYLE §7: identifiers from a fixed allow-list).
 import type { ValueType } from './types.ts';
@@ -15,13 +15,41 @@ export function familyOf(valueType: ValueType): Family {
   return FAMILY_OF_VALUE_TYPE[valueType];
 }
 
-/** Hourly rollups are the base of the 1h and 1d granularities (1m reads raw points). */
+/** Hourly rollups are the base of the 1h and 1d granularities. */
 export const ROLLUP_BUCKET_MS = 3_600_000;
+
+/**
+ * Minute rollups (issue 11) are the base of the 1m granularity and what the fold recomputes
+ * hourly rows from (60 rows an hour instead of every raw point). Dirty marks are aligned to it.
+ */
+export const MINUTE_BUCKET_MS = 60_000;
+
+/** The start of the bucket of `bucketMs` holding ms (negative times too). */
+export function floorTo(ms: number, bucketMs: number): number {
+  return ms - (((ms % bucketMs) + bucketMs) % bucketMs);
+}
+
+/** The end of the last bucket of `bucketMs` a range ending (exclusive) at ms touches. */
+export function ceilTo(ms: number, bucketMs: number): number {
+  const floor = floorTo(ms, bucketMs);
+  return floor === ms ? ms : floor + bucketMs;
+}
+
+/**
+ * The dirty mark of a changed span [beginMs, endMs): its minutes, widened to whole minutes.
+ * Writers and deletes mark with this (the fold recomputes whole minute buckets).
+ */
+export function dirtySpanOf(beginMs: number, endMs: number): [beginMs: number, endMs: number] {
+  return [floorTo(beginMs, MINUTE_BUCKET_MS), ceilTo(endMs, MINUTE_BUCKET_MS)];
+}
 
 export interface FamilyShape {
   family: Family;
   rawTable: string;
+  /** Hourly rollup rows (bucket = hour start). */
   rollupTable: string;
+  /** Minute rollup rows, same columns (bucket = minute start). */
+  minuteTable: string;
   latestTable: string;
   /** Value columns of the raw table, DDL. */
   rawValueDdl: string;
@@ -78,6 +106,7 @@ function numericShape(f: NumericFamily): FamilyShape {
     family: f.family,
     rawTable: `datapoints_${f.family}`,
     rollupTable: `datapoints_${f.family}_1h`,
+    minuteTable: `datapoints_${f.family}_1m`,
     latestTable: `datapoints_${f.family}_latest`,
     rawValueDdl: `value ${f.rawType} ${f.rawType === 'Float64' ? FLOAT_CODEC : INT_CODEC}`,
     insertValueSelect: f.insertExpr,
@@ -119,6 +148,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     family: 'text',
     rawTable: 'datapoints_text',
     rollupTable: 'datapoints_text_1h',
+    minuteTable: 'datapoints_text_1m',
     latestTable: 'datapoints_text_latest',
     rawValueDdl: 'value String CODEC(ZSTD(3))',
     insertValueSelect: 'assumeNotNull(value)',
@@ -145,6 +175,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     family: 'mixed',
     rawTable: 'datapoints_mixed',
     rollupTable: 'datapoints_mixed_1h',
+    minuteTable: 'datapoints_mixed_1m',
     latestTable: 'datapoints_mixed_latest',
     rawValueDdl: `value Float64 ${FLOAT_CODEC}, text String CODEC(ZSTD(3)), is_text UInt8 CODEC(ZSTD(1))`,
     insertValueSelect: 'assumeNotNull(value), assumeNotNull(text), assumeNotNull(is_text)',

@@ -19,27 +19,57 @@ GROUP BY tenant, series_id, family, begin_ms, end_ms
 ORDER BY oldest
 LIMIT {limit:UInt32}`;
 
-/** Buckets that had points in the ranges get a point_count = 0 row, superseded below when points remain. */
-export function foldZeroRowsSql(shape: FamilyShape, bucketRanges: string): string {
-  return `INSERT INTO ${shape.rollupTable} (tenant, series_id, bucket, point_count, value_count, computed_at)
+/** Marks older than the fold's clock on the fold's series, all families (rollup-fold.ts: which hours trust minute rows). */
+export const OLD_MARKS_SQL = `SELECT tenant, toString(series_id) AS series, family, toString(begin_ms) AS begin_ms, toString(end_ms) AS end_ms
+FROM datapoint_dirty
+WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)} AND marked_at < {computed_at:UInt64}
+GROUP BY tenant, series_id, family, begin_ms, end_ms`;
+
+/** Buckets of `table` that had points in the ranges get a point_count = 0 row, superseded below when points remain. */
+export function foldZeroRowsSql(table: string, bucketRanges: string): string {
+  return `INSERT INTO ${table} (tenant, series_id, bucket, point_count, value_count, computed_at)
 SELECT tenant, series_id, bucket, 0, 0, {zero_at:UInt64}
-FROM ${shape.rollupTable} FINAL
+FROM ${table} FINAL
 WHERE (${bucketRanges}) AND point_count > 0`;
 }
 
-/** Every hour of the ranges recomputed from live raw points (FINAL dedup, tombstones applied). */
-export function foldRecomputeSql(shape: FamilyShape, tsRanges: string): string {
+function rollupTargets(shape: FamilyShape): string {
   const aggregateTargets = shape.foldAggregates ? 'value_sum, value_min, value_max, ' : '';
+  return `tenant, series_id, bucket, point_count, value_count, ${aggregateTargets}last_ts, ${shape.lastValueColumns.join(', ')}, computed_at`;
+}
+
+/**
+ * Every bucket of `table` (`bucketMs` wide: minutes, or hours when the fold cannot trust minute
+ * rows) in the ranges recomputed from live raw points (FINAL dedup, tombstones applied).
+ */
+export function foldFromRawSql(shape: FamilyShape, table: string, bucketMs: number, tsRanges: string): string {
   const aggregates = shape.foldAggregates ? `${shape.foldAggregates}, ` : '';
   const lastSources = shape.rawLastSources.map((source) => `argMax(${source}, ts)`).join(', ');
-  return `INSERT INTO ${shape.rollupTable} (tenant, series_id, bucket, point_count, value_count, ${aggregateTargets}last_ts, ${shape.lastValueColumns.join(', ')}, computed_at)
+  return `INSERT INTO ${table} (${rollupTargets(shape)})
 WITH (SELECT groupArray(tuple(tenant, series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
     WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones
-SELECT tenant, series_id, ts - positiveModulo(ts, ${ROLLUP_BUCKET_MS}) AS hour, count(), ${shape.foldValueCount}, ${aggregates}max(ts), ${lastSources}, {computed_at:UInt64}
+SELECT tenant, series_id, ts - positiveModulo(ts, ${bucketMs}) AS fold_bucket, count(), ${shape.foldValueCount}, ${aggregates}max(ts), ${lastSources}, {computed_at:UInt64}
 FROM ${shape.rawTable} FINAL
 WHERE (${tsRanges})
   AND (empty(tombstones) OR NOT arrayExists(t -> t.1 = tenant AND t.2 = series_id AND ts >= t.3 AND ts < t.4 AND version <= t.5, tombstones))
-GROUP BY tenant, series_id, hour`;
+GROUP BY tenant, series_id, fold_bucket`;
+}
+
+/**
+ * Hours recomputed from their minute rows (issue 11: 60 rows an hour, not every raw point).
+ * FINAL: a minute folded twice has two rows until a merge. Extremes only over minutes with
+ * aggregating points (MIXED: a minute of text points has value_count = 0 and no extremes).
+ */
+export function foldHoursFromMinutesSql(shape: FamilyShape, bucketRanges: string): string {
+  const aggregates = shape.foldAggregates
+    ? 'sum(value_sum), minIf(value_min, value_count > 0), maxIf(value_max, value_count > 0), '
+    : '';
+  const last = shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`).join(', ');
+  return `INSERT INTO ${shape.rollupTable} (${rollupTargets(shape)})
+SELECT tenant, series_id, bucket - positiveModulo(bucket, ${ROLLUP_BUCKET_MS}) AS fold_hour, sum(point_count), sum(value_count), ${aggregates}max(last_ts), ${last}, {computed_at:UInt64}
+FROM ${shape.minuteTable} FINAL
+WHERE (${bucketRanges}) AND point_count > 0
+GROUP BY tenant, series_id, fold_hour`;
 }
 
 /** Series whose latest row may have gone: an is_empty row, superseded below when points remain. */

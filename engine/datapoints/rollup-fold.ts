@@ -1,18 +1,28 @@
-// The rollup fold (issue 3): recomputes hourly rollups and latest points of the hours that
-// dirty marks name, from raw points, in the background. Reads never wait for it: until a
-// mark is gone they compute its hours from raw points, so answers stay exact.
+// The rollup fold (issues 3, 11): recomputes the minute rollups of the minutes that dirty marks
+// name from raw points, then the hourly rollups of the hours they touch from minute rows, then
+// the latest points, in the background. Reads never wait for it: until a mark is gone they
+// compute its minutes from raw points, so answers stay exact.
 //
 // Why a mark may be removed: a writer adds a mark only after its points are committed, with
 // marked_at from the engine's clock. The fold takes the clock (computedAt) before it reads any
 // raw point, so a mark with marked_at < computedAt names points the fold has seen. Marks made
 // later stay. Several folds may run at once (any process): the newest computation wins.
+//
+// Why an hour may be built from minute rows: a minute row is current as of computedAt unless a
+// mark older than computedAt still covers it. The fold recomputes its own marks' minutes
+// first; then it lists the other marks older than computedAt on its series (not taken by this
+// fold: a fold running alongside, a hot range, a mark past rangesPerFold), and hours that one
+// touches are recomputed from raw points as before. A mark missing from that list was either
+// removed by a fold that had written its minute rows first (so they are read here) or is
+// written later with an older marked_at and stays, so its hours are folded again later.
 import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
-import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type Family } from './families.ts';
+import { FAMILIES, FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, floorTo, type Family } from './families.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { writeDirtyRanges } from './datapoint-write.ts';
 import {
-  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, foldDeleteMarksSql, foldLatestEmptySql, foldLatestSql, foldRecomputeSql, foldZeroRowsSql,
+  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, OLD_MARKS_SQL, foldDeleteMarksSql, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
+  foldZeroRowsSql,
 } from './rollup-fold.sql.ts';
 
 export interface FoldOptions {
@@ -65,7 +75,7 @@ interface Mark {
 
 interface MarkRow { tenant: string; series: string; family: string; begin_ms: string; end_ms: string; oldest: string }
 
-/** A range to recompute: [beginMs, endMs) of one series, hour-aligned. */
+/** A range to recompute: [beginMs, endMs) of one series, minute-aligned (hour-aligned for hours). */
 interface FoldRange {
   tenant: string;
   seriesId: number;
@@ -74,7 +84,7 @@ interface FoldRange {
 }
 
 function floorHour(ms: number): number {
-  return ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
+  return floorTo(ms, ROLLUP_BUCKET_MS);
 }
 
 /** Merges overlapping or touching ranges of the same series. */
@@ -115,23 +125,86 @@ function seriesConditions(params: ColumnarParams, ranges: readonly FoldRange[]):
   return parts.join(' OR ');
 }
 
-/** Rollup and latest rows of one family for a chunk of ranges, computed at computedAt. */
-async function foldFamilyChunk(store: ColumnarStore, family: Family, ranges: readonly FoldRange[], computedAt: bigint): Promise<void> {
-  const shape = FAMILY_SHAPES[family];
-  const times = { zero_at: computedAt - 1n, computed_at: computedAt };
+interface FoldTimes { zero_at: bigint; computed_at: bigint }
+
+function seriesParams(ranges: readonly FoldRange[]): { tenants: string[]; series_ids: bigint[] } {
+  return { tenants: [...new Set(ranges.map((r) => r.tenant))], series_ids: [...new Set(ranges.map((r) => BigInt(r.seriesId)))] };
+}
+
+/** Zero rows of the buckets of `table` that had points in the ranges, then `recompute` of them at computedAt. */
+async function foldBuckets(
+  store: ColumnarStore, table: string, ranges: readonly FoldRange[], times: FoldTimes, recompute: (params: ColumnarParams) => string,
+): Promise<void> {
+  if (ranges.length === 0) return;
   const zero = new ColumnarParams();
-  await store.command(foldZeroRowsSql(shape, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, ...times });
-  const recompute = new ColumnarParams();
-  await store.command(foldRecomputeSql(shape, rangeConditions(recompute, ranges, 'ts')), {
-    ...recompute.values,
-    ...times,
-    tenants: [...new Set(ranges.map((r) => r.tenant))],
-    series_ids: [...new Set(ranges.map((r) => BigInt(r.seriesId)))],
-  });
+  await store.command(foldZeroRowsSql(table, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, ...times });
+  const params = new ColumnarParams();
+  await store.command(recompute(params), { ...params.values, ...times, ...seriesParams(ranges) });
+}
+
+/** Minute rows of one family for a chunk of (minute-aligned) ranges, from raw points. */
+function foldMinuteChunk(store: ColumnarStore, family: Family, ranges: readonly FoldRange[], times: FoldTimes): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
+  return foldBuckets(store, shape.minuteTable, ranges, times, (p) => foldFromRawSql(shape, shape.minuteTable, MINUTE_BUCKET_MS, rangeConditions(p, ranges, 'ts')));
+}
+
+/** Hour rows of one family for a chunk of hour ranges: from minute rows, or from raw points where minute rows may be stale. */
+async function foldHourChunk(store: ColumnarStore, family: Family, ranges: readonly HourRange[], times: FoldTimes): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
+  const fromMinutes = ranges.filter((r) => !r.fromRaw);
+  const fromRaw = ranges.filter((r) => r.fromRaw);
+  await foldBuckets(store, shape.rollupTable, fromMinutes, times, (p) => foldHoursFromMinutesSql(shape, rangeConditions(p, fromMinutes, 'bucket')));
+  await foldBuckets(store, shape.rollupTable, fromRaw, times, (p) => foldFromRawSql(shape, shape.rollupTable, ROLLUP_BUCKET_MS, rangeConditions(p, fromRaw, 'ts')));
+}
+
+/** Latest rows of one family's series, from their (just folded) hour rows. */
+async function foldLatestChunk(store: ColumnarStore, family: Family, ranges: readonly FoldRange[], times: FoldTimes): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
   const empty = new ColumnarParams();
   await store.command(foldLatestEmptySql(shape, seriesConditions(empty, ranges)), { ...empty.values, ...times });
   const latest = new ColumnarParams();
   await store.command(foldLatestSql(shape, seriesConditions(latest, ranges)), { ...latest.values, ...times });
+}
+
+/** An hour range to recompute; fromRaw when a mark this fold did not take may leave its minute rows stale. */
+interface HourRange extends FoldRange { fromRaw: boolean }
+
+function markKey(m: { tenant: string; seriesId: number; family: string; beginMs: number; endMs: number }): string {
+  return `${m.tenant}\u0000${m.seriesId}\u0000${m.family}\u0000${m.beginMs}\u0000${m.endMs}`;
+}
+
+/**
+ * The hours the folded minute ranges touch, each split where marks older than the clock that
+ * this fold did not take (`others`) touch it: those hours come from raw points (module comment).
+ */
+export function hourRangesOf(family: Family, minuteRanges: readonly FoldRange[], others: readonly Mark[]): HourRange[] {
+  const hours = mergeRanges(minuteRanges.map((r) => ({ ...r, beginMs: floorHour(r.beginMs), endMs: ceilTo(r.endMs, ROLLUP_BUCKET_MS) })));
+  const othersBySeries = new Map<string, Mark[]>();
+  for (const m of others) {
+    if (m.family !== '' && m.family !== family) continue;
+    const key = `${m.tenant}\u0000${m.seriesId}`;
+    othersBySeries.set(key, [...(othersBySeries.get(key) ?? []), m]);
+  }
+  const out: HourRange[] = [];
+  for (const range of hours) {
+    const stale = (othersBySeries.get(`${range.tenant}\u0000${range.seriesId}`) ?? []).filter((m) => m.beginMs < range.endMs && m.endMs > range.beginMs);
+    for (let hour = range.beginMs; hour < range.endMs;) {
+      const fromRaw = stale.some((m) => m.beginMs < hour + ROLLUP_BUCKET_MS && m.endMs > hour);
+      const last = out[out.length - 1];
+      if (last && last.tenant === range.tenant && last.seriesId === range.seriesId && last.endMs === hour && last.fromRaw === fromRaw) last.endMs += ROLLUP_BUCKET_MS;
+      else out.push({ tenant: range.tenant, seriesId: range.seriesId, beginMs: hour, endMs: hour + ROLLUP_BUCKET_MS, fromRaw });
+      hour += ROLLUP_BUCKET_MS;
+    }
+  }
+  return out;
+}
+
+/** Marks older than the clock on the fold's series that this fold did not take. */
+async function otherOldMarks(store: ColumnarStore, ranges: readonly FoldRange[], taken: readonly Mark[], computedAt: bigint): Promise<Mark[]> {
+  if (ranges.length === 0) return [];
+  const rows = await store.query<Omit<MarkRow, 'oldest'>>(OLD_MARKS_SQL, { ...seriesParams(ranges), computed_at: computedAt });
+  const mine = new Set(taken.map(markKey));
+  return rows.map((row) => toMark({ ...row, oldest: '0' })).filter((m) => !mine.has(markKey(m)));
 }
 
 function toMark(row: MarkRow): Mark {
@@ -210,8 +283,16 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
   const computedAt = BigInt((clock as { now_us: string }).now_us);
   const rows = await store.query<MarkRow>(DIRTY_SNAPSHOT_SQL, { limit: resolved.rangesPerFold });
   const plan = planFold(rows.map(toMark), computedAt, resolved);
-  for (const [family, ranges] of plan.byFamily) {
-    for (const chunk of chunks(mergeRanges(ranges), resolved.rangesPerStatement)) await foldFamilyChunk(store, family, chunk, computedAt);
+  const times: FoldTimes = { zero_at: computedAt - 1n, computed_at: computedAt };
+  const minuteRanges = new Map([...plan.byFamily].map(([family, ranges]) => [family, mergeRanges(ranges)]));
+  // Every minute first (all families): hours below trust the minute rows of this fold's marks.
+  for (const [family, ranges] of minuteRanges) {
+    for (const chunk of chunks(ranges, resolved.rangesPerStatement)) await foldMinuteChunk(store, family, chunk, times);
+  }
+  const others = await otherOldMarks(store, [...minuteRanges.values()].flat(), plan.folded, computedAt);
+  for (const [family, ranges] of minuteRanges) {
+    for (const chunk of chunks(hourRangesOf(family, ranges, others), resolved.rangesPerStatement)) await foldHourChunk(store, family, chunk, times);
+    for (const chunk of chunks(ranges, resolved.rangesPerStatement)) await foldLatestChunk(store, family, chunk, times);
   }
   await remark(store, plan.remainders);
   await deleteMarks(store, plan.folded, computedAt, resolved.rangesPerStatement);
