@@ -7,7 +7,7 @@ import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
-import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family, type FamilyShape } from './families.ts';
+import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
 
 const VERSION_LIMIT = 1n << 63n;
@@ -80,19 +80,16 @@ export function bucketRuns(timestampMs: Float64Array, bucketMs: number): [number
 }
 
 /**
- * Minute runs of one series' points past which its marks coarsen to hour runs: sparse points
- * (one every few minutes) would otherwise leave a mark each, and every mark is a condition in
- * the fold's and the reads' statements. Hour runs are minute-aligned too, only wider.
- */
-export const MINUTE_RUNS_PER_SERIES_MAX = 16;
-
-/**
- * The dirty runs of one series' points (issue 11): minute-aligned, so the fold recomputes only
- * the minutes written; a contiguous run is one mark (an hour of 10 s points is one mark).
+ * The dirty runs of one series' points: hour-aligned, a contiguous run one mark. Minute marks
+ * (issue 11) let the fold recompute only the minutes written, but every distinct mark is a row
+ * of datapoint_dirty the fold must delete, and those deletes are mutations over the table's
+ * parts: a gateway writing 10 s per series per request left one mark per series-minute instead
+ * of one per series-hour (marks of the same hour are one row), and the catch-up after 3.4 M
+ * points took 382 CPU-s instead of 9.9 (bench/probe.ts gateway, 2026-11-23). The fold still
+ * builds an hour from its minute rows; it recomputes the marked hour's minutes from raw points.
  */
 export function dirtyRuns(timestampMs: Float64Array): [number, number][] {
-  const minutes = bucketRuns(timestampMs, MINUTE_BUCKET_MS);
-  return minutes.length <= MINUTE_RUNS_PER_SERIES_MAX ? minutes : bucketRuns(timestampMs, ROLLUP_BUCKET_MS);
+  return bucketRuns(timestampMs, ROLLUP_BUCKET_MS);
 }
 
 interface FamilyRows {
