@@ -1,6 +1,6 @@
 // The insert path of the data point store (issue 3): asserts the batch invariants, writes the
 // points of each storage family with one columnar insert (all tenants and batches of a group
-// commit together), then records which minutes of which series changed (dirty marks). Rollups
+// commit together), then records which hours of which series changed (dirty marks). Rollups
 // and latest points are left to the fold (rollup-fold.ts), off this path.
 import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
@@ -13,7 +13,7 @@ import type { IngestBatch, SeriesPoints } from './types.ts';
 const VERSION_LIMIT = 1n << 63n;
 const DECIMAL32_SCALED_MAX = 999_999_999n;
 
-/** A minute-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
+/** A range [beginMs, endMs) of one series whose rollups may be stale: hour runs from inserts, minute-aligned from deletes and backfills. */
 export interface DirtyRange {
   tenant: string;
   seriesId: number;
