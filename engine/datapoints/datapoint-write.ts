@@ -13,7 +13,7 @@ import type { IngestBatch, SeriesPoints } from './types.ts';
 const VERSION_LIMIT = 1n << 63n;
 const DECIMAL32_SCALED_MAX = 999_999_999n;
 
-/** A range [beginMs, endMs) of one series whose rollups may be stale: hour runs from inserts, minute-aligned from deletes and backfills. */
+/** An hour-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
 export interface DirtyRange {
   tenant: string;
   seriesId: number;
