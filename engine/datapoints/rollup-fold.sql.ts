@@ -90,7 +90,12 @@ WHERE (${seriesList}) AND point_count > 0
 GROUP BY tenant, series_id`;
 }
 
-/** Removes the folded marks older than the fold's start (newer ones stay dirty). */
-export function foldDeleteMarksSql(markList: string): string {
-  return `DELETE FROM datapoint_dirty WHERE (${markList}) AND marked_at < {computed_at:UInt64}`;
-}
+/**
+ * Removes the folded marks older than the fold's start (newer ones stay dirty), all of a round
+ * in one statement: a lightweight DELETE is a mutation over the table's parts, and one per 100
+ * marks made the deletes the largest cost of a round (~0.6 s of ~1 s, issue 11).
+ */
+export const FOLD_DELETE_MARKS_SQL = `DELETE FROM datapoint_dirty
+WHERE (tenant, series_id, family, begin_ms, end_ms) IN (
+  SELECT arrayJoin(arrayZip({tenants:Array(String)}, {series:Array(UInt64)}, {families:Array(String)}, {begins:Array(Int64)}, {ends:Array(Int64)})))
+  AND marked_at < {computed_at:UInt64}`;

@@ -21,7 +21,7 @@ import { FAMILIES, FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, fl
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { writeDirtyRanges } from './datapoint-write.ts';
 import {
-  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, OLD_MARKS_SQL, foldDeleteMarksSql, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
+  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, FOLD_DELETE_MARKS_SQL, OLD_MARKS_SQL, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
   foldZeroRowsSql,
 } from './rollup-fold.sql.ts';
 
@@ -256,13 +256,16 @@ function remark(store: ColumnarStore, marks: readonly Mark[]): Promise<void> {
   return writeDirtyRanges(store, marks.map((m) => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs, markedAtMicros: m.oldestMicros })));
 }
 
-async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], computedAt: bigint, perStatement: number): Promise<void> {
-  for (const chunk of chunks(marks, perStatement)) {
-    const params = new ColumnarParams();
-    const list = chunk.map((m) => `(tenant = ${params.bind(m.tenant, 'String')} AND series_id = ${params.bind(m.seriesId, 'UInt64')}`
-      + ` AND family = ${params.bind(m.family, 'String')} AND begin_ms = ${params.bind(m.beginMs, 'Int64')} AND end_ms = ${params.bind(m.endMs, 'Int64')})`).join(' OR ');
-    await store.command(foldDeleteMarksSql(list), { ...params.values, computed_at: computedAt });
-  }
+async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], computedAt: bigint): Promise<void> {
+  if (marks.length === 0) return;
+  await store.command(FOLD_DELETE_MARKS_SQL, {
+    tenants: marks.map((m) => m.tenant),
+    series: marks.map((m) => BigInt(m.seriesId)),
+    families: marks.map((m) => m.family),
+    begins: marks.map((m) => m.beginMs),
+    ends: marks.map((m) => m.endMs),
+    computed_at: computedAt,
+  });
 }
 
 /**
@@ -295,7 +298,7 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
     for (const chunk of chunks(ranges, resolved.rangesPerStatement)) await foldLatestChunk(store, family, chunk, times);
   }
   await remark(store, plan.remainders);
-  await deleteMarks(store, plan.folded, computedAt, resolved.rangesPerStatement);
+  await deleteMarks(store, plan.folded, computedAt);
   const asFolded = (m: Mark): FoldedMark => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs });
   return {
     computedAt, rangesFolded: plan.folded.length, rangesDeferred: plan.deferred, folded: plan.folded.map(asFolded), remarked: plan.remainders.map(asFolded),
