@@ -8,10 +8,10 @@ import type { ColumnarStore } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
 import { assertLimit, contextsOf, rangeList, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
-import { rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
+import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import type { Range, ReadContextCache } from './read-context-cache.ts';
+import type { MinuteDay, Range, ReadContextCache } from './read-context-cache.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from './types.ts';
 
 const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
@@ -92,6 +92,80 @@ UNION ALL
 ${rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondition}`, true)}`;
 }
 
+const DAY_MS = 86_400_000;
+/** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
+export const MINUTE_DAYS_PER_READ_MAX = 64;
+
+/** Whether a sorted, merged range list covers ms. */
+function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
+  if (!ranges) return false;
+  for (const [b, e] of ranges) {
+    if (ms < b) return false;
+    if (ms < e) return true;
+  }
+  return false;
+}
+
+/** Copies of one (series, day) slice of the minute-days answer (an entry must not hold the whole answer's buffers). */
+function sliceDay(columns: MinuteDay, from: number, to: number): MinuteDay {
+  return { bucket: columns.bucket.slice(from, to), n: columns.n.slice(from, to), s: columns.s.slice(from, to), lo: columns.lo.slice(from, to), hi: columns.hi.slice(from, to) };
+}
+
+/**
+ * 1m partials of FLOAT series from whole days of minute rows held in memory (issue 11: each
+ * new window of a panned chart reads no statement once its days are held), fetched in one
+ * statement where missing; minutes of dirty ranges left out (the caller reads them raw).
+ */
+async function minuteDayPartials(
+  store: ColumnarStore, tenant: string, ids: readonly number[], range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, cache: ReadContextCache,
+): Promise<Map<number, Map<number, Partial>>> {
+  const mark = cache.begin();
+  const dayStarts: number[] = [];
+  for (let day = floorTo(range.start, DAY_MS); day < range.end; day += DAY_MS) dayStarts.push(day);
+  const days = new Map<number, MinuteDay[]>(ids.map((id) => [id, []]));
+  const missing: [id: number, day: number][] = [];
+  for (const id of ids) {
+    for (const day of dayStarts) {
+      const kept = cache.getMinuteDay(tenant, id, day);
+      if (kept) days.get(id)?.push(kept);
+      else missing.push([id, day]);
+    }
+  }
+  if (missing.length > 0) {
+    const params = new ColumnarParams();
+    const list = missing.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
+    const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
+    const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
+    const all: MinuteDay = { bucket: column('bucket'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
+    const series = column('series');
+    // Rows come sorted by series and bucket: each missing (series, day) is one contiguous slice.
+    let at = 0;
+    for (const [id, day] of [...missing].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+      while (at < series.length && (series[at] as number) < id) at++;
+      while (at < series.length && series[at] === id && (all.bucket[at] as number) < day) at++;
+      const from = at;
+      while (at < series.length && series[at] === id && (all.bucket[at] as number) < day + DAY_MS) at++;
+      const slice = sliceDay(all, from, at);
+      cache.setMinuteDay(mark, tenant, id, day, slice);
+      days.get(id)?.push(slice);
+    }
+  }
+  const out = new Map<number, Map<number, Partial>>();
+  for (const [id, held] of days) {
+    const buckets = new Map<number, Partial>();
+    const dirty = dirtyMinutes.get(id);
+    for (const day of held) {
+      for (let i = 0; i < day.bucket.length; i++) {
+        const bucket = day.bucket[i] as number;
+        if (bucket < range.start || bucket >= range.end || covers(dirty, bucket)) continue;
+        buckets.set(bucket, { n: day.n[i] as number, s: day.s[i] as number, lo: day.lo[i] as number, hi: day.hi[i] as number });
+      }
+    }
+    out.set(id, buckets);
+  }
+  return out;
+}
+
 /**
  * Partials per series and granularity bucket: rollup rows of clean buckets (minute rows for
  * 1m; hour rows, and minute rows of hours a dirty range touches, for whole hours), folded to
@@ -108,7 +182,11 @@ async function bucketPartials(
   const dirty = new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []]));
   // Minute rows are current wherever no dirty range covers them; window bounds are whole minutes.
   const rawRanges = widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
+  const spannedDays = (floorTo(range.end - 1, DAY_MS) - floorTo(range.start, DAY_MS)) / DAY_MS + 1;
+  const fromMinuteDays = cache !== undefined && family === 'float' && range.granularityMs === MINUTE_BUCKET_MS
+    && spannedDays * ids.length <= MINUTE_DAYS_PER_READ_MAX;
   const readRollups = async (): Promise<readonly PartialRow[]> => {
+    if (fromMinuteDays) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
     const key = rawRanges.size === 0 ? `${tenant}\u0000${family}:${range.start}:${range.end}:${range.granularityMs}:${ids.join(',')}` : undefined;
     const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
@@ -126,8 +204,10 @@ async function bucketPartials(
     const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
     return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstoneParams(tombstones) });
   };
-  const [rollupRows, rawRows] = await Promise.all([readRollups(), readRawBuckets()]);
-  const out = new Map<number, Map<number, Partial>>();
+  const [rollupRows, rawRows, held] = await Promise.all([
+    readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,
+  ]);
+  const out = held ?? new Map<number, Map<number, Partial>>();
   for (const row of [...rollupRows, ...rawRows]) {
     const id = Number(row.series);
     const bucket = floorTo(Number(row.a), range.granularityMs);

@@ -5,7 +5,7 @@
 // two short statements are cheaper than one with subqueries.) A point with version <= a
 // covering tombstone's is dead; the rule is monotonic in version, so filtering before or after
 // FINAL's dedup gives the same rows. Tenant leads every WHERE; names come from families.ts only.
-import type { Family, FamilyShape } from './families.ts';
+import { FAMILY_SHAPES, type Family, type FamilyShape } from './families.ts';
 
 /** Live-point predicate over bound tombstone arrays; '' when the series have none. */
 export function aliveCondition(hasTombstones: boolean): string {
@@ -56,6 +56,16 @@ FROM ${table} FINAL
 WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND bucket >= {start:Int64} AND bucket < {end:Int64} AND value_count > 0${condition ? ` AND ${condition}` : ''}${grouped ? `
 GROUP BY series_id, ${bucket}` : ''}`;
 }
+
+/**
+ * Every minute row of whole UTC days of FLOAT series (read-context-cache.ts MinuteDay), as
+ * Arrow doubles: `days` is `(series_id = .. AND bucket >= .. AND bucket < ..) OR ..`.
+ */
+export const MINUTE_DAYS_SQL = (days: string) => `SELECT toFloat64(series_id) AS series, toFloat64(bucket) AS bucket, toFloat64(value_count) AS n,
+  value_sum AS s, value_min AS lo, value_max AS hi
+FROM ${FAMILY_SHAPES.float.minuteTable} FINAL
+WHERE tenant = {tenant:String} AND (${days}) AND value_count > 0
+ORDER BY series_id, bucket`;
 
 function rawAggregateColumns(shape: FamilyShape): string {
   if (!shape.hasNumericAggregates) return "toString(count()) AS n, '' AS s, '' AS lo, '' AS hi";

@@ -38,6 +38,21 @@ export const ROLLUP_RESULT_ROWS_MAX = 10_000;
  * the page the engine wrote last time, until a write to its series. A quarter of it per page at most.
  */
 export const RAW_PAGES_BYTES_MAX = 64 * 1024 * 1024;
+/**
+ * Bytes of minute rollup days kept (issue 11: an analyst panning a chart asks a new 6 h window
+ * of 1m aggregates each time; the rows of the series' day are the same). ~58 KB per series-day.
+ */
+export const MINUTE_DAYS_BYTES_MAX = 32 * 1024 * 1024;
+
+/** One series' minute rollup rows of one UTC day, ascending by bucket (FLOAT family: plain doubles). */
+export interface MinuteDay {
+  bucket: Float64Array;
+  n: Float64Array;
+  s: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+}
+
 /** Series whose last write is remembered; past it every kept result is dropped and the list restarts. */
 export const WRITTEN_SERIES_MAX = 200_000;
 
@@ -89,6 +104,9 @@ export class ReadContextCache {
   /** Raw pages by read key, least recently used first, and their total bytes. */
   private readonly pages = new Map<string, Kept<unknown> & { bytes: number }>();
   private pageBytes = 0;
+  /** Minute rollup days by series and day, least recently used first, and their total bytes. */
+  private readonly minuteDays = new Map<string, Kept<MinuteDay> & { bytes: number }>();
+  private minuteDayBytes = 0;
 
   constructor(index = new ReadContextIndex()) {
     this.index = index;
@@ -138,6 +156,8 @@ export class ReadContextCache {
     this.rollups.clear();
     this.pages.clear();
     this.pageBytes = 0;
+    this.minuteDays.clear();
+    this.minuteDayBytes = 0;
   }
 
   getRollup<Row>(key: string): readonly Row[] | undefined {
@@ -187,6 +207,44 @@ export class ReadContextCache {
     }
     this.pages.set(key, { value, dependsOn, mark, bytes });
     this.pageBytes += bytes;
+  }
+
+  /**
+   * A series' minute rows of the day starting at dayMs, as fetched with every minute of it.
+   * Minutes dirty now may be stale in it: the reader answers those from raw points, as it
+   * would with rows fetched now. Valid until a write to the series ends (the fold's included).
+   */
+  getMinuteDay(tenant: string, seriesId: number, dayMs: number): MinuteDay | undefined {
+    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
+    const kept = this.minuteDays.get(key);
+    if (!kept) return undefined;
+    this.minuteDays.delete(key);
+    if (!this.valid(kept.dependsOn, kept.mark)) {
+      this.minuteDayBytes -= kept.bytes;
+      return undefined;
+    }
+    this.minuteDays.set(key, kept);
+    return kept.value;
+  }
+
+  /** Keeps a minute day fetched since begin() returned mark, like setPage(). */
+  setMinuteDay(mark: number | undefined, tenant: string, seriesId: number, dayMs: number, day: MinuteDay): void {
+    const dependsOn = { tenant, ids: [seriesId] };
+    if (mark === undefined || !this.valid(dependsOn, mark)) return;
+    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
+    const bytes = day.bucket.byteLength * 5;
+    const previous = this.minuteDays.get(key);
+    if (previous) {
+      this.minuteDays.delete(key);
+      this.minuteDayBytes -= previous.bytes;
+    }
+    while (this.minuteDayBytes + bytes > MINUTE_DAYS_BYTES_MAX && this.minuteDays.size > 0) {
+      const [oldest, entry] = this.minuteDays.entries().next().value as [string, { bytes: number }];
+      this.minuteDays.delete(oldest);
+      this.minuteDayBytes -= entry.bytes;
+    }
+    this.minuteDays.set(key, { value: day, dependsOn, mark, bytes });
+    this.minuteDayBytes += bytes;
   }
 
   /** Whether a result fetched from `mark` on is still what a fresh fetch would return. */
