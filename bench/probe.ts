@@ -1,0 +1,237 @@
+// A profiling probe for one workload shape at a time (issue 11: "profile before and after each
+// step"). It starts the service as the bench does, loads what the phase needs, then times the
+// phase with a CPU profile of the service's main thread taken over the inspector (SIGUSR1, so
+// the load before it is not in the profile). Not part of `make bench`: a tool for the engine's
+// authors. The profile opens in Chrome DevTools or speedscope.
+//
+//   npx tsx bench/probe.ts v1|v3|gateway [--profile out/probe.cpuprofile] [--seconds N]
+import { writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { HttpClient, parseJson } from './http-client.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { processTree, treeCpuSeconds } from './proc-stats.ts';
+import { startService, type RunningService } from './service.ts';
+import { quantile } from './stats.ts';
+import { Workload } from './workload.ts';
+
+const HOUR_MS = 3_600_000;
+
+interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway'; profile?: string; seconds: number }
+
+function parseArgs(argv: string[]): ProbeOptions {
+  const phase = argv[0];
+  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway') throw new Error('usage: probe.ts v1|v3|gateway [--profile FILE] [--seconds N]');
+  const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
+  return { phase, profile: flag('--profile'), seconds: Number(flag('--seconds') ?? 20) };
+}
+
+/** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
+class InspectorProfile {
+  private socket!: WebSocket;
+  private nextId = 1;
+  private readonly pending = new Map<number, (result: unknown) => void>();
+
+  static async attach(pid: number): Promise<InspectorProfile> {
+    process.kill(pid, 'SIGUSR1');
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        const list = await (await fetch('http://127.0.0.1:9229/json/list')).json() as { webSocketDebuggerUrl: string }[];
+        const profile = new InspectorProfile();
+        await profile.open(list[0]?.webSocketDebuggerUrl as string);
+        return profile;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  private open(url: string): Promise<void> {
+    this.socket = new WebSocket(url);
+    this.socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
+      if (message.id !== undefined) this.pending.get(message.id)?.(message.result);
+    });
+    return new Promise((resolve, reject) => { this.socket.once('open', () => resolve()); this.socket.once('error', reject); });
+  }
+
+  call(method: string, params: object = {}): Promise<unknown> {
+    const id = this.nextId++;
+    this.socket.send(JSON.stringify({ id, method, params }));
+    return new Promise((resolve) => this.pending.set(id, resolve));
+  }
+
+  async start(): Promise<void> {
+    await this.call('Profiler.enable');
+    await this.call('Profiler.setSamplingInterval', { interval: 200 });
+    await this.call('Profiler.start');
+  }
+
+  async stop(file: string): Promise<void> {
+    const { profile } = await this.call('Profiler.stop') as { profile: unknown };
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(profile));
+    this.socket.close();
+  }
+}
+
+/** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
+function threadCpu(rootPid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const ticks = 100;
+  for (const pid of processTree(rootPid)) {
+    let tasks: string[] = [];
+    try { tasks = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    const process = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    for (const tid of tasks) {
+      try {
+        const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/[0-9]+$/, '#');
+        const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+        const key = `${process}/${tid === String(pid) ? 'main' : name}`;
+        out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
+      } catch { /* gone */ }
+    }
+  }
+  return out;
+}
+
+function reportThreads(before: Map<string, number>, after: Map<string, number>): void {
+  const rows = [...after].map(([key, cpu]) => [key, cpu - (before.get(key) ?? 0)] as const).filter(([, cpu]) => cpu >= 0.05).sort((a, b) => b[1] - a[1]);
+  for (const [key, cpu] of rows) console.log(`  ${cpu.toFixed(2).padStart(7)} s  ${key}`);
+}
+
+async function bulkLoad(http: HttpClient, workload: Workload, seriesCount: number): Promise<void> {
+  const items = Array.from({ length: seriesCount }, (_, s) => ({ externalId: workload.externalId(s), name: `probe ${s}`, valueType: 'FLOAT' }));
+  await http.postJson('/timeseries/create', { items }, 201);
+  const perRequest = 43_200;
+  for (let s = 0; s < seriesCount; s++) {
+    for (let first = 0; first < workload.size.pointsPerSeries; first += perRequest) {
+      const count = Math.min(perRequest, workload.size.pointsPerSeries - first);
+      const points: string[] = [];
+      for (let k = 0; k < count; k++) points.push(`{"timestamp":${workload.timestamp(first + k)},"value":"${workload.valueText(s, first + k)}"}`);
+      const answer = await http.request('POST', '/timeseries/data', `{"items":[{"externalId":"${workload.externalId(s)}","datapoints":[${points.join(',')}]}]}`, { 'content-type': 'application/json' });
+      if (answer.status !== 204) throw new Error(`ingest: ${answer.status} ${answer.body.toString('utf8')}`);
+    }
+  }
+}
+
+async function waitForFold(http: HttpClient): Promise<void> {
+  for (let quiet = 0; quiet < 3;) {
+    const metrics = (await http.request('GET', '/metrics')).body.toString('utf8');
+    const backlog = Number(/^datapoint_rollup_backlog_ranges (\S+)$/m.exec(metrics)?.[1]);
+    const merges = Number(/^columnar_merges_running (\S+)$/m.exec(metrics)?.[1]);
+    quiet = backlog === 0 && merges === 0 ? quiet + 1 : 0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function report(label: string, samples: number[]): void {
+  const sorted = [...samples].sort((a, b) => a - b);
+  console.log(`${label}: n=${samples.length} median ${quantile(sorted, 0.5).toFixed(2)} ms, p90 ${quantile(sorted, 0.9).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms`);
+}
+
+async function readPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
+  const workload = new Workload({ seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200, senderCount: 1 } as never);
+  await bulkLoad(http, workload, 10);
+  await waitForFold(http);
+  const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
+  await profile?.start();
+  const samples: number[] = [];
+  const cpuBefore = treeCpuSeconds(service.rootPid);
+  const until = performance.now() + opts.seconds * 1000;
+  let pick = 0;
+  while (performance.now() < until && pick < 3_600) {
+    // Distinct picks (series x minute offset): no answer can come from a result cache.
+    const series = pick % 10;
+    const from = workload.startMs + ((Math.floor(pick / 10) * 7) % 360) * 60_000 + (opts.phase === 'v3' ? (pick % 7) * 1000 : 0);
+    const body = opts.phase === 'v1'
+      ? { items: [{ externalId: workload.externalId(series), start: from, end: from + 6 * HOUR_MS, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1m', limit: 10_000 }] }
+      : { items: [{ externalId: workload.externalId(series), start: from, end: from + 10_000_000, limit: 10_000 }] };
+    const answer = await http.postJson('/timeseries/data/list', body);
+    const points = parseJson<{ items: { datapoints: unknown[] }[] }>(answer).items[0]?.datapoints.length;
+    if (!points) throw new Error('empty answer');
+    samples.push(answer.elapsedMs);
+    pick++;
+  }
+  const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
+  if (profile && opts.profile) await profile.stop(opts.profile);
+  report(opts.phase, samples);
+  console.log(`CPU per query: ${(cpu / samples.length * 1000).toFixed(2)} ms`);
+}
+
+async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promise<void> {
+  const tenants = 10;
+  const seriesPerTenant = 100;
+  const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 1000, senderCount: 1 } as never);
+  const clients = Array.from({ length: tenants }, (_, t) => new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token(`gw-${t}`, `u${t}`)}` }, socketsMax: 16 }));
+  for (let t = 0; t < tenants; t++) {
+    await clients[t]!.postJson('/timeseries/create', { items: Array.from({ length: seriesPerTenant }, (_, s) => ({ externalId: `gw-${s}`, name: `gw ${s}`, valueType: 'FLOAT' })) }, 201);
+  }
+  const body = (t: number, step: number) => {
+    const items: string[] = [];
+    for (let s = 0; s < seriesPerTenant; s++) {
+      const points: string[] = [];
+      for (let k = 0; k < 10; k++) points.push(`{"timestamp":${workload.timestamp(step * 10 + k)},"value":"${workload.valueText(s + t, step * 10 + k)}"}`);
+      items.push(`{"externalId":"gw-${s}","datapoints":[${points.join(',')}]}`);
+    }
+    return `{"items":[${items.join(',')}]}`;
+  };
+  const bodies = Array.from({ length: 200 }, (_, i) => body(i % tenants, Math.floor(i / tenants)));
+  const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
+  await profile?.start();
+  const cpuBefore = treeCpuSeconds(service.rootPid);
+  const threadsBefore = threadCpu(service.rootPid);
+  const started = performance.now();
+  const until = started + opts.seconds * 1000;
+  const acks: number[] = [];
+  let next = 0;
+  const sender = async () => {
+    while (performance.now() < until) {
+      const i = next++;
+      const t = i % tenants;
+      // Past the prepared bodies, shift time by whole rounds so every request writes new points.
+      const answer = await clients[t]!.request('POST', '/timeseries/data', i < bodies.length ? bodies[i]! : body(t, Math.floor(i / tenants)), { 'content-type': 'application/json' });
+      if (answer.status !== 204) throw new Error(`ingest: ${answer.status} ${answer.body.toString('utf8')}`);
+      acks.push(answer.elapsedMs);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, sender));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
+  if (profile && opts.profile) await profile.stop(opts.profile);
+  const points = acks.length * 1000;
+  console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
+  report('ack', acks);
+  const threadsAfter = threadCpu(service.rootPid);
+  console.log('CPU by thread during the ingest:');
+  reportThreads(threadsBefore, threadsAfter);
+  const catchUpFrom = treeCpuSeconds(service.rootPid);
+  await waitForFold(new HttpClient(service.url));
+  console.log(`catch-up CPU: ${(treeCpuSeconds(service.rootPid) - catchUpFrom).toFixed(2)} s (ingest ${cpu.toFixed(2)} s)`);
+  console.log('CPU by thread during the catch-up:');
+  reportThreads(threadsAfter, threadCpu(service.rootPid));
+  for (const client of clients) client.close();
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const service = await startService({
+    logDir: path.join(import.meta.dirname, 'out', 'logs'),
+    // The bench's raised limits: the limiter and the quotas still run, they only never refuse.
+  });
+  const http = new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token('probe')}` } });
+  try {
+    if (opts.phase === 'gateway') await gatewayPhase(service, opts);
+    else await readPhase(service, http, opts);
+  } finally {
+    http.close();
+    await service.stop({ keepDataDir: process.env['PROBE_KEEP'] === '1' });
+    if (process.env['PROBE_KEEP'] === '1') console.log(`data dir kept: ${service.dataDir}`);
+  }
+}
+
+await main();
