@@ -4,27 +4,36 @@
 // the load before it is not in the profile). Not part of `make bench`: a tool for the engine's
 // authors. The profile opens in Chrome DevTools or speedscope.
 //
-//   npx tsx bench/probe.ts v1|v3|gateway [--profile out/probe.cpuprofile] [--seconds N]
+//   npx tsx bench/probe.ts v1|v3|gateway|bulk [--profile out/probe.cpuprofile] [--seconds N] [--series N]
+//
+// bulk: the bench's bulk ingest shape at a smaller size (N series x 100,000 points, 100,000-point
+// requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
+// held it (V8 heap, array buffers, the rest native: chdb), then bytes per point after OPTIMIZE FINAL
+// by table and column (issue 11's RSS and disk targets).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { HttpClient, parseJson } from './http-client.ts';
 import { readdirSync, readFileSync } from 'node:fs';
-import { processTree, treeCpuSeconds } from './proc-stats.ts';
+import { forceMergeChdb } from './chdb-merge.ts';
+import { runIngest } from './load.ts';
+import { PlantdataTarget } from './plantdata-target.ts';
+import { processTree, readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
+import { openColumnarStore } from '../engine/stores/columnar.ts';
 import { startService, type RunningService } from './service.ts';
 import { quantile } from './stats.ts';
-import { Workload } from './workload.ts';
+import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
 
-interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway'; profile?: string; seconds: number }
+interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway' | 'bulk'; profile?: string; seconds: number; seriesCount: number }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0];
-  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway') throw new Error('usage: probe.ts v1|v3|gateway [--profile FILE] [--seconds N]');
+  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway' && phase !== 'bulk') throw new Error('usage: probe.ts v1|v3|gateway|bulk [--profile FILE] [--seconds N] [--series N]');
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
-  return { phase, profile: flag('--profile'), seconds: Number(flag('--seconds') ?? 20) };
+  return { phase, profile: flag('--profile'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
 }
 
 /** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
@@ -74,6 +83,10 @@ class InspectorProfile {
     const { profile } = await this.call('Profiler.stop') as { profile: unknown };
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(profile));
+    this.socket.close();
+  }
+
+  close(): void {
     this.socket.close();
   }
 }
@@ -217,6 +230,135 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   for (const client of clients) client.close();
 }
 
+/** The RSS of the main process by kind (smaps_rollup) and what Node says it holds, sampled at the peak. */
+interface MemorySample { rssBytes: number; anonBytes: number; fileBytes: number; node?: NodeJS.MemoryUsage; pooledBytes?: number; onLoanBytes?: number }
+
+function readSmapsRollup(pid: number): { rssBytes: number; anonBytes: number; fileBytes: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  const rssBytes = kb('Rss');
+  const anonBytes = kb('Anonymous');
+  return { rssBytes, anonBytes, fileBytes: rssBytes - anonBytes };
+}
+
+/** The largest mappings by RSS (PROBE_SMAPS=1): which file or anonymous region holds it. */
+function readTopMappings(pid: number): string[] {
+  const byName = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) { name = head[1] || '[anon]'; continue; }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) byName.set(name, (byName.get(name) ?? 0) + Number(rss[1]) * 1024);
+  }
+  return [...byName].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([n, bytes]) => `${mib(bytes).padStart(8)}  ${n}`);
+}
+
+/** Polls the main process every 100 ms; at each new RSS high asks it (inspector) for process.memoryUsage(). */
+class PeakSampler {
+  peak: MemorySample = { rssBytes: 0, anonBytes: 0, fileBytes: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  topMappings: string[] = [];
+  queuedPointsMax = 0;
+  onLoanBytesMax = 0;
+
+  constructor(private readonly pid: number, private readonly http: HttpClient, private readonly inspector: InspectorProfile) {}
+
+  start(): this {
+    this.timer = setInterval(() => { if (!this.busy) void this.sample(); }, 100);
+    return this;
+  }
+
+  private async sample(): Promise<void> {
+    this.busy = true;
+    try {
+      const metrics = (await this.http.request('GET', '/metrics')).body.toString('utf8');
+      const gauge = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+      const onLoan = gauge('ingest_memory_bytes{state="on_loan"}');
+      this.queuedPointsMax = Math.max(this.queuedPointsMax, gauge('ingest_backlog{kind="queued_points"}'));
+      this.onLoanBytesMax = Math.max(this.onLoanBytesMax, onLoan);
+      const smaps = readSmapsRollup(this.pid);
+      if (smaps.rssBytes <= this.peak.rssBytes) return;
+      this.peak = smaps;
+      if (process.env['PROBE_SMAPS'] === '1') this.topMappings = readTopMappings(this.pid);
+      const answer = await this.inspector.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true }) as { result: { value: string } };
+      if (smaps.rssBytes >= this.peak.rssBytes) this.peak = { ...smaps, node: JSON.parse(answer.result.value) as NodeJS.MemoryUsage, pooledBytes: gauge('ingest_memory_bytes{state="pooled"}'), onLoanBytes: onLoan };
+    } catch { /* the process is busy or gone: next sample */ } finally {
+      this.busy = false;
+    }
+  }
+
+  stop(): MemorySample {
+    if (this.timer) clearInterval(this.timer);
+    return this.peak;
+  }
+}
+
+const MIB = 2 ** 20;
+const mib = (bytes: number | undefined) => `${((bytes ?? Number.NaN) / MIB).toFixed(0)} MiB`;
+
+function reportPeak(hwmBytes: number, peak: MemorySample): void {
+  console.log(`peak RSS (VmHWM of the main process): ${mib(hwmBytes)}`);
+  console.log(`  at the highest sampled RSS ${mib(peak.rssBytes)}: anonymous ${mib(peak.anonBytes)}, file-backed ${mib(peak.fileBytes)}`);
+  const node = peak.node;
+  if (!node) return;
+  const native = peak.anonBytes - node.heapTotal - node.arrayBuffers;
+  console.log(`  V8 heap ${mib(node.heapTotal)} (used ${mib(node.heapUsed)}), array buffers ${mib(node.arrayBuffers)} (slab pool: pooled ${mib(peak.pooledBytes)}, on loan ${mib(peak.onLoanBytes)}), external ${mib(node.external)}`);
+  console.log(`  anonymous beyond the V8 heap and array buffers (chdb, Node's native side): ${mib(native)}`);
+}
+
+/** Stops the service, OPTIMIZE ... FINAL everywhere (chdb-merge.ts), then bytes per point by table and column. */
+async function reportDisk(service: RunningService, pointCount: number): Promise<void> {
+  const dir = path.join(service.dataDir, 'clickhouse');
+  await service.stop({ keepDataDir: true });
+  const merged = await forceMergeChdb(dir);
+  console.log(`on disk after OPTIMIZE FINAL: ${(merged.activeBytes / pointCount).toFixed(3)} bytes/point (${mib(merged.activeBytes)}, ${merged.tableCount} tables)`);
+  const store = await openColumnarStore({ engine: 'chdb', path: dir });
+  try {
+    const tables = await store.query<{ table: string; bytes: string; rows: string }>(
+      "SELECT table, toString(sum(bytes_on_disk)) AS bytes, toString(sum(rows)) AS rows FROM system.parts WHERE active AND database = currentDatabase() GROUP BY table HAVING sum(bytes_on_disk) > 0 ORDER BY sum(bytes_on_disk) DESC",
+    );
+    for (const t of tables) console.log(`  ${t.table.padEnd(26)} ${(Number(t.bytes) / pointCount).toFixed(3)} B/pt  rows ${t.rows}`);
+    const columns = await store.query<{ table: string; column: string; compressed: string; uncompressed: string; marks: string }>(
+      `SELECT table, column, toString(sum(column_data_compressed_bytes)) AS compressed, toString(sum(column_data_uncompressed_bytes)) AS uncompressed, toString(sum(column_marks_bytes)) AS marks
+       FROM system.parts_columns WHERE active AND database = currentDatabase() AND table IN ('datapoints_float', 'datapoints_float_1m', 'datapoints_float_1h')
+       GROUP BY table, column ORDER BY table, sum(column_data_compressed_bytes) DESC`,
+    );
+    for (const c of columns) console.log(`  ${c.table.padEnd(20)} ${c.column.padEnd(12)} ${(Number(c.compressed) / pointCount).toFixed(3)} B/pt compressed (${(Number(c.uncompressed) / Number(c.compressed)).toFixed(1)}x), marks ${(Number(c.marks) / pointCount).toFixed(4)} B/pt`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The bench's bulk ingest (bench/datapoints.ts) at seriesCount x 100,000 points. */
+async function bulkPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
+  const workload = new Workload({ ...DATAPOINT_SIZES.small, seriesCount: opts.seriesCount });
+  const target = new PlantdataTarget({ logDir: '', tenant: 'probe' });
+  const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({ externalId: workload.externalId(s), name: `probe ${s}`, valueType: 'FLOAT' }));
+  await http.postJson('/timeseries/create', { items }, 201);
+  const requests = workload.requests().map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
+  const idle = readSmapsRollup(service.mainPid);
+  console.log(`before the load: RSS ${mib(idle.rssBytes)} (anonymous ${mib(idle.anonBytes)}, file-backed ${mib(idle.fileBytes)})`);
+  const inspector = await InspectorProfile.attach(service.mainPid);
+  const sampler = new PeakSampler(service.mainPid, http, inspector).start();
+  const figures = await runIngest({
+    url: service.url, path: '/timeseries/data', headers: { authorization: `Bearer ${service.token('probe')}`, 'content-type': 'application/json' },
+    expectStatus: 204, requests, senderCount: workload.size.senderCount, rootPid: service.rootPid, mainPid: service.mainPid,
+  });
+  console.log(`bulk: ${workload.describe()}`);
+  console.log(`ingest: ${(figures.pointsPerSecond / 1000).toFixed(0)}k points/s, ${figures.cpuSecondsPerMillionPoints.toFixed(3)} CPU s per M points, ack p50 ${figures.ackP50Ms.toFixed(0)} ms`);
+  const catchUpFrom = performance.now();
+  await waitForFold(http);
+  const hwmAfterCatchUp = readStatusBytes(service.mainPid, 'VmHWM');
+  reportPeak(figures.peakRssBytes, sampler.stop());
+  for (const line of sampler.topMappings) console.log(`    ${line}`);
+  console.log(`  sampled maxima: group commit queue ${sampler.queuedPointsMax} points, ingest memory on loan ${mib(sampler.onLoanBytesMax)}`);
+  console.log(`  VmHWM after the catch-up (${((performance.now() - catchUpFrom) / 1000).toFixed(1)} s): ${mib(hwmAfterCatchUp)}`);
+  await inspector.close();
+  await reportDisk(service, workload.pointCount);
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const service = await startService({
@@ -226,6 +368,7 @@ async function main(): Promise<void> {
   const http = new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token('probe')}` } });
   try {
     if (opts.phase === 'gateway') await gatewayPhase(service, opts);
+    else if (opts.phase === 'bulk') await bulkPhase(service, http, opts);
     else await readPhase(service, http, opts);
   } finally {
     http.close();
