@@ -90,6 +90,47 @@ export function dependenciesOf(key: string): Dependencies {
   return 'all';
 }
 
+/** Kept results within a byte budget, least recently used first (raw pages, minute days). */
+class KeptBytes<V> {
+  private readonly entries = new Map<string, Kept<V> & { bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly bytesMax: number) {}
+
+  /** The value, if kept and still `valid` (an invalid one is dropped); marks it recently used. */
+  get(key: string, valid: (kept: Kept<V>) => boolean): V | undefined {
+    const kept = this.entries.get(key);
+    if (!kept) return undefined;
+    this.entries.delete(key);
+    if (!valid(kept)) {
+      this.bytes -= kept.bytes;
+      return undefined;
+    }
+    this.entries.set(key, kept);
+    return kept.value;
+  }
+
+  set(key: string, kept: Kept<V>, bytes: number): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    while (this.bytes + bytes > this.bytesMax && this.entries.size > 0) {
+      const [oldest, entry] = this.entries.entries().next().value as [string, { bytes: number }];
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+    this.entries.set(key, { ...kept, bytes });
+    this.bytes += bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+}
+
 export class ReadContextCache {
   /** The authoritative read contexts (read-context-index.ts). */
   readonly index: ReadContextIndex;
@@ -101,12 +142,10 @@ export class ReadContextCache {
   private lastWriteCount = 0;
   private readonly running = new Map<string, Map<number, number>>();
   private readonly rollups = new Map<string, Kept<readonly unknown[]>>();
-  /** Raw pages by read key, least recently used first, and their total bytes. */
-  private readonly pages = new Map<string, Kept<unknown> & { bytes: number }>();
-  private pageBytes = 0;
-  /** Minute rollup days by series and day, least recently used first, and their total bytes. */
-  private readonly minuteDays = new Map<string, Kept<MinuteDay> & { bytes: number }>();
-  private minuteDayBytes = 0;
+  /** Raw pages by read key. */
+  private readonly pages = new KeptBytes<unknown>(RAW_PAGES_BYTES_MAX);
+  /** Minute rollup days by series and day. */
+  private readonly minuteDays = new KeptBytes<MinuteDay>(MINUTE_DAYS_BYTES_MAX);
 
   constructor(index = new ReadContextIndex()) {
     this.index = index;
@@ -155,9 +194,7 @@ export class ReadContextCache {
     this.floorSeq = this.writeSeq;
     this.rollups.clear();
     this.pages.clear();
-    this.pageBytes = 0;
     this.minuteDays.clear();
-    this.minuteDayBytes = 0;
   }
 
   getRollup<Row>(key: string): readonly Row[] | undefined {
@@ -179,34 +216,14 @@ export class ReadContextCache {
   }
 
   getPage<Page>(key: string): Page | undefined {
-    const kept = this.pages.get(key);
-    if (!kept) return undefined;
-    this.pages.delete(key);
-    if (!this.valid(kept.dependsOn, kept.mark)) {
-      this.pageBytes -= kept.bytes;
-      return undefined;
-    }
-    this.pages.set(key, kept);
-    return kept.value as Page;
+    return this.pages.get(key, (kept) => this.valid(kept.dependsOn, kept.mark)) as Page | undefined;
   }
 
   /** Keeps a raw page of `bytes` fetched since begin() returned mark, like setRollup(); evicts the least recently used. */
   setPage(mark: number | undefined, key: string, value: unknown, bytes: number): void {
     if (mark === undefined || bytes > RAW_PAGES_BYTES_MAX / 4) return;
     const dependsOn = dependenciesOf(key);
-    if (!this.valid(dependsOn, mark)) return;
-    const previous = this.pages.get(key);
-    if (previous) {
-      this.pages.delete(key);
-      this.pageBytes -= previous.bytes;
-    }
-    while (this.pageBytes + bytes > RAW_PAGES_BYTES_MAX) {
-      const [oldest, entry] = this.pages.entries().next().value as [string, { bytes: number }];
-      this.pages.delete(oldest);
-      this.pageBytes -= entry.bytes;
-    }
-    this.pages.set(key, { value, dependsOn, mark, bytes });
-    this.pageBytes += bytes;
+    if (this.valid(dependsOn, mark)) this.pages.set(key, { value, dependsOn, mark }, bytes);
   }
 
   /**
@@ -215,36 +232,13 @@ export class ReadContextCache {
    * would with rows fetched now. Valid until a write to the series ends (the fold's included).
    */
   getMinuteDay(tenant: string, seriesId: number, dayMs: number): MinuteDay | undefined {
-    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
-    const kept = this.minuteDays.get(key);
-    if (!kept) return undefined;
-    this.minuteDays.delete(key);
-    if (!this.valid(kept.dependsOn, kept.mark)) {
-      this.minuteDayBytes -= kept.bytes;
-      return undefined;
-    }
-    this.minuteDays.set(key, kept);
-    return kept.value;
+    return this.minuteDays.get(`${tenant}\u0000${seriesId}\u0000${dayMs}`, (kept) => this.valid(kept.dependsOn, kept.mark));
   }
 
   /** Keeps a minute day fetched since begin() returned mark, like setPage(). */
   setMinuteDay(mark: number | undefined, tenant: string, seriesId: number, dayMs: number, day: MinuteDay): void {
     const dependsOn = { tenant, ids: [seriesId] };
-    if (mark === undefined || !this.valid(dependsOn, mark)) return;
-    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
-    const bytes = day.bucket.byteLength * 5;
-    const previous = this.minuteDays.get(key);
-    if (previous) {
-      this.minuteDays.delete(key);
-      this.minuteDayBytes -= previous.bytes;
-    }
-    while (this.minuteDayBytes + bytes > MINUTE_DAYS_BYTES_MAX && this.minuteDays.size > 0) {
-      const [oldest, entry] = this.minuteDays.entries().next().value as [string, { bytes: number }];
-      this.minuteDays.delete(oldest);
-      this.minuteDayBytes -= entry.bytes;
-    }
-    this.minuteDays.set(key, { value: day, dependsOn, mark, bytes });
-    this.minuteDayBytes += bytes;
+    if (mark !== undefined && this.valid(dependsOn, mark)) this.minuteDays.set(`${tenant}\u0000${seriesId}\u0000${dayMs}`, { value: day, dependsOn, mark }, day.bucket.byteLength * 5);
   }
 
   /** Whether a result fetched from `mark` on is still what a fresh fetch would return. */
