@@ -91,9 +91,10 @@ GROUP BY tenant, series_id`;
 }
 
 /**
- * Removes the folded marks older than the fold's start (newer ones stay dirty), all of a round
- * in one statement: a lightweight DELETE is a mutation over the table's parts, and one per 100
- * marks made the deletes the largest cost of a round (~0.6 s of ~1 s, issue 11).
+ * Removes the folded marks older than the fold's start (newer ones stay dirty), up to 1,000 in
+ * one statement (rollup-fold.ts MARKS_PER_DELETE): a lightweight DELETE is a mutation over the
+ * table's parts, and one per 100 marks made the deletes the largest cost of a round (~0.6 s
+ * of ~1 s, issue 11).
  */
 export const FOLD_DELETE_MARKS_SQL = `DELETE FROM datapoint_dirty
 WHERE (tenant, series_id, family, begin_ms, end_ms) IN (

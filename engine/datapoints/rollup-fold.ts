@@ -256,16 +256,25 @@ function remark(store: ColumnarStore, marks: readonly Mark[]): Promise<void> {
   return writeDirtyRanges(store, marks.map((m) => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs, markedAtMicros: m.oldestMicros })));
 }
 
-async function deleteMarks(store: ColumnarStore, marks: readonly Mark[], computedAt: bigint): Promise<void> {
-  if (marks.length === 0) return;
-  await store.command(FOLD_DELETE_MARKS_SQL, {
-    tenants: marks.map((m) => m.tenant),
-    series: marks.map((m) => BigInt(m.seriesId)),
-    families: marks.map((m) => m.family),
-    begins: marks.map((m) => m.beginMs),
-    ends: marks.map((m) => m.endMs),
-    computed_at: computedAt,
-  });
+/**
+ * Marks per DELETE: each statement is a mutation over datapoint_dirty's parts, so as few as
+ * fit; the embedded engine renders bound values into the statement's text, and 5,000 marks
+ * passed its max_query_size (256 KiB) at ~70 bytes each.
+ */
+export const MARKS_PER_DELETE = 1_000;
+
+/** Removes the folded marks older than computedAt, MARKS_PER_DELETE per statement. */
+export async function deleteFoldedMarks(store: ColumnarStore, marks: readonly FoldedMark[], computedAt: bigint): Promise<void> {
+  for (const chunk of chunks(marks, MARKS_PER_DELETE)) {
+    await store.command(FOLD_DELETE_MARKS_SQL, {
+      tenants: chunk.map((m) => m.tenant),
+      series: chunk.map((m) => BigInt(m.seriesId)),
+      families: chunk.map((m) => m.family),
+      begins: chunk.map((m) => m.beginMs),
+      ends: chunk.map((m) => m.endMs),
+      computed_at: computedAt,
+    });
+  }
 }
 
 /**
@@ -298,7 +307,7 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
     for (const chunk of chunks(ranges, resolved.rangesPerStatement)) await foldLatestChunk(store, family, chunk, times);
   }
   await remark(store, plan.remainders);
-  await deleteMarks(store, plan.folded, computedAt);
+  await deleteFoldedMarks(store, plan.folded, computedAt);
   const asFolded = (m: Mark): FoldedMark => ({ tenant: m.tenant, seriesId: m.seriesId, family: m.family, beginMs: m.beginMs, endMs: m.endMs });
   return {
     computedAt, rangesFolded: plan.folded.length, rangesDeferred: plan.deferred, folded: plan.folded.map(asFolded), remarked: plan.remainders.map(asFolded),
