@@ -11,7 +11,7 @@ import { assertLimit, contextsOf, rangeList, tombstoneParams, tombstonesIn } fro
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import type { MinuteDay, Range, ReadContextCache } from './read-context-cache.ts';
+import { rollupKey, type MinuteDay, type Range, type ReadContextCache } from './read-context-cache.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from './types.ts';
 
 const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
@@ -188,7 +188,7 @@ async function bucketPartials(
   const readRollups = async (): Promise<readonly PartialRow[]> => {
     if (fromMinuteDays) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
-    const key = rawRanges.size === 0 ? `${tenant}\u0000${family}:${range.start}:${range.end}:${range.granularityMs}:${ids.join(',')}` : undefined;
+    const key = rawRanges.size === 0 ? rollupKey(tenant, family, range.start, range.end, range.granularityMs, ids) : undefined;
     const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
     if (cached) return cached;
     const params = new ColumnarParams();

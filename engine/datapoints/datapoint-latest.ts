@@ -7,7 +7,7 @@ import { contextsOf, overlaps, rangeList, tombstoneParams } from './datapoint-re
 import { latestRowsSql, rawLatestSql, rollupLatestSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import type { Range, ReadContextCache } from './read-context-cache.ts';
+import { latestKey, type Range, type ReadContextCache } from './read-context-cache.ts';
 import type { DatapointValue, LatestPoint, SeriesRef } from './types.ts';
 
 interface LastRow { series: string; a: string; v: string; vt: string; vx: string }
@@ -36,7 +36,7 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
   // The latest-table rows of these series are kept until the next write, like rollup rows
   // (bench Q4 asks for the same 100 series again and again).
   const mark = cache?.begin();
-  const key = `latest\u0000${tenant}\u0000${family}\u0000${ids.join(',')}`;
+  const key = latestKey(tenant, family, ids);
   const readLatestRows = async (): Promise<readonly LastRow[]> => {
     const cached = cache?.getRollup<LastRow>(key);
     if (cached) return cached;

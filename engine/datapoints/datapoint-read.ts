@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { assertLimit, contextsOf, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
 import { rawJsonSql, rawReadSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, familyOf } from './families.ts';
-import type { ReadContextCache } from './read-context-cache.ts';
+import { pageKey, type ReadContextCache } from './read-context-cache.ts';
 import type { RawReadOptions, RawReadResult, SeriesPoints, SeriesRef } from './types.ts';
 
 const END_MAX = TIMESTAMP_MS_MAX + 1;
@@ -81,7 +81,7 @@ const NEWLINE = 0x0a;
 export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { datapoints: new Uint8Array(0) };
-  const key = `raw\u0000${tenant}\u0000${series.seriesId}\u0000${series.valueType}\u0000${start}\u0000${end}\u0000${options.limit}\u0000${descending}`;
+  const key = pageKey(tenant, series.seriesId, series.valueType, start, end, options.limit, descending);
   const cached = cache?.getPage<RawJsonResult>(key);
   if (cached) return cached;
   const mark = cache?.begin();

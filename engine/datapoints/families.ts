@@ -35,14 +35,6 @@ export function ceilTo(ms: number, bucketMs: number): number {
   return floor === ms ? ms : floor + bucketMs;
 }
 
-/**
- * The dirty mark of a changed span [beginMs, endMs): its minutes, widened to whole minutes.
- * Writers and deletes mark with this (the fold recomputes whole minute buckets).
- */
-export function dirtySpanOf(beginMs: number, endMs: number): [beginMs: number, endMs: number] {
-  return [floorTo(beginMs, MINUTE_BUCKET_MS), ceilTo(endMs, MINUTE_BUCKET_MS)];
-}
-
 export interface FamilyShape {
   family: Family;
   rawTable: string;

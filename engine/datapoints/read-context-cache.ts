@@ -13,11 +13,10 @@
 // end since, nor has one running. The fold reports the series it recomputed once it returns:
 // until then the index still holds their folded ranges dirty, so no kept result covers them.
 //
-// The series of a result come from its key, built by the read modules (datapoint-read.ts,
-// datapoint-aggregate.ts, datapoint-latest.ts): three formats matched whole (KEY_FORMATS). A
-// key of any other form depends on every series: kept only while nothing at all is written.
-// TODO(#11): the read modules could build keys with rollupKey/latestKey/pageKey below so the
-// format and its parser sit in one file.
+// The series of a result come from its key, which the read modules (datapoint-read.ts,
+// datapoint-aggregate.ts, datapoint-latest.ts) build with rollupKey/latestKey/pageKey below,
+// beside the three formats that parse them back (KEY_FORMATS). A key of any other form
+// depends on every series: kept only while nothing at all is written.
 import { ReadContextIndex } from './read-context-index.ts';
 
 export type Range = [begin: number, end: number];
