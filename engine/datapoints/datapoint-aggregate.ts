@@ -11,7 +11,8 @@ import { assertLimit, contextsOf, rangeList, tombstoneParams, tombstonesIn } fro
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import { rollupKey, type MinuteDay, type Range, type ReadContextCache } from './read-context-cache.ts';
+import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type Range, type ReadContextCache } from './read-context-cache.ts';
+import type { FoldedMark } from './rollup-fold.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from './types.ts';
 
 const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
@@ -95,6 +96,8 @@ ${rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondit
 const DAY_MS = 86_400_000;
 /** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
 export const MINUTE_DAYS_PER_READ_MAX = 64;
+/** Memory of a held day of minute rows: 1,440 rows of five doubles. */
+const MINUTE_DAY_BYTES = 1_440 * 5 * 8;
 
 /** Whether a sorted, merged range list covers ms. */
 function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
@@ -109,6 +112,64 @@ function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
 /** Copies of one (series, day) slice of the minute-days answer (an entry must not hold the whole answer's buffers). */
 function sliceDay(columns: MinuteDay, from: number, to: number): MinuteDay {
   return { bucket: columns.bucket.slice(from, to), n: columns.n.slice(from, to), s: columns.s.slice(from, to), lo: columns.lo.slice(from, to), hi: columns.hi.slice(from, to) };
+}
+
+/**
+ * Fetches whole UTC days of FLOAT minute rows, one statement for all of them, and keeps each
+ * day (read-context-cache.ts) if no write to its series ended since `mark` (cache.begin()
+ * taken before the statement). Resolves with the days by `${id}:${day}`.
+ */
+export async function loadMinuteDays(
+  store: ColumnarStore, tenant: string, wanted: readonly (readonly [id: number, day: number])[], cache: ReadContextCache, mark: number | undefined,
+): Promise<Map<string, MinuteDay>> {
+  const loaded = new Map<string, MinuteDay>();
+  if (wanted.length === 0) return loaded;
+  const params = new ColumnarParams();
+  const list = wanted.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
+  const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
+  const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
+  const all: MinuteDay = { bucket: column('bucket'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
+  const series = column('series');
+  // Rows come sorted by series and bucket: each wanted (series, day) is one contiguous slice.
+  let at = 0;
+  for (const [id, day] of [...wanted].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    while (at < series.length && (series[at] as number) < id) at++;
+    while (at < series.length && series[at] === id && (all.bucket[at] as number) < day) at++;
+    const from = at;
+    while (at < series.length && series[at] === id && (all.bucket[at] as number) < day + DAY_MS) at++;
+    const slice = sliceDay(all, from, at);
+    cache.setMinuteDay(mark, tenant, id, day, slice);
+    loaded.set(`${id}:${day}`, slice);
+  }
+  return loaded;
+}
+
+/**
+ * After a fold, the days of FLOAT series it recomputed are fetched into memory (issue 11: the
+ * first 1m read after a load then runs no statement), unless they would take more than half
+ * of the minute days' memory: a round that large (a gateway's steady stream) would only evict
+ * what readers hold. Call once the fold's series are reported changed to the cache.
+ */
+export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCache, folded: readonly FoldedMark[]): Promise<void> {
+  const byTenant = new Map<string, Set<string>>();
+  let count = 0;
+  for (const mark of folded) {
+    if (mark.family !== 'float') continue;
+    let days = byTenant.get(mark.tenant);
+    if (!days) byTenant.set(mark.tenant, (days = new Set()));
+    for (let day = floorTo(mark.beginMs, DAY_MS); day < mark.endMs; day += DAY_MS) {
+      const key = `${mark.seriesId}:${day}`;
+      if (!days.has(key)) count++;
+      days.add(key);
+    }
+  }
+  if (count === 0 || count * MINUTE_DAY_BYTES > MINUTE_DAYS_BYTES_MAX / 2) return;
+  for (const [tenant, days] of byTenant) {
+    const wanted = [...days].map((key) => key.split(':').map(Number) as [number, number]);
+    for (let from = 0; from < wanted.length; from += MINUTE_DAYS_PER_READ_MAX) {
+      await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.begin());
+    }
+  }
 }
 
 /**
@@ -131,25 +192,7 @@ async function minuteDayPartials(
       else missing.push([id, day]);
     }
   }
-  if (missing.length > 0) {
-    const params = new ColumnarParams();
-    const list = missing.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
-    const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
-    const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
-    const all: MinuteDay = { bucket: column('bucket'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
-    const series = column('series');
-    // Rows come sorted by series and bucket: each missing (series, day) is one contiguous slice.
-    let at = 0;
-    for (const [id, day] of [...missing].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
-      while (at < series.length && (series[at] as number) < id) at++;
-      while (at < series.length && series[at] === id && (all.bucket[at] as number) < day) at++;
-      const from = at;
-      while (at < series.length && series[at] === id && (all.bucket[at] as number) < day + DAY_MS) at++;
-      const slice = sliceDay(all, from, at);
-      cache.setMinuteDay(mark, tenant, id, day, slice);
-      days.get(id)?.push(slice);
-    }
-  }
+  for (const [key, day] of await loadMinuteDays(store, tenant, missing, cache, mark)) days.get(Number(key.split(':')[0]))?.push(day);
   const out = new Map<number, Map<number, Partial>>();
   for (const [id, held] of days) {
     const buckets = new Map<number, Partial>();

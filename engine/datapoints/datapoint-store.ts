@@ -7,7 +7,7 @@ import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { WriteVersionClock } from '../memory/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
-import { aggregate, aggregateMany, type AggregateRequest } from './datapoint-aggregate.ts';
+import { aggregate, aggregateMany, warmMinuteDays, type AggregateRequest } from './datapoint-aggregate.ts';
 import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
@@ -320,6 +320,9 @@ export class DatapointStore {
       await this.reloadContexts();
     } else {
       contexts.changed(contexts.index.applyFold(clock, report.folded, report.remarked ?? []));
+      // After changed(): a day fetched now is kept only if no write to its series ends meanwhile.
+      await warmMinuteDays(this.columnar, contexts, report.folded)
+        .catch((error: unknown) => this.log.warn({ err: error }, 'could not fetch the folded minute days into memory'));
     }
     return report;
   }
