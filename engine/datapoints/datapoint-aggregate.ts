@@ -116,11 +116,11 @@ function sliceDay(columns: MinuteDay, from: number, to: number): MinuteDay {
 
 /**
  * Fetches whole UTC days of FLOAT minute rows, one statement for all of them, and keeps each
- * day (read-context-cache.ts) if no write to its series ended since `mark` (cache.begin()
- * taken before the statement). Resolves with the days by `${id}:${day}`.
+ * day (read-context-cache.ts) unless a fold reported one of its minutes since `mark`
+ * (cache.beginMinuteDays() taken before the statement). Resolves with the days by `${id}:${day}`.
  */
 export async function loadMinuteDays(
-  store: ColumnarStore, tenant: string, wanted: readonly (readonly [id: number, day: number])[], cache: ReadContextCache, mark: number | undefined,
+  store: ColumnarStore, tenant: string, wanted: readonly (readonly [id: number, day: number])[], cache: ReadContextCache, mark: number,
 ): Promise<Map<string, MinuteDay>> {
   const loaded = new Map<string, MinuteDay>();
   if (wanted.length === 0) return loaded;
@@ -167,7 +167,7 @@ export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCac
   for (const [tenant, days] of byTenant) {
     const wanted = [...days].map((key) => key.split(':').map(Number) as [number, number]);
     for (let from = 0; from < wanted.length; from += MINUTE_DAYS_PER_READ_MAX) {
-      await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.begin());
+      await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.beginMinuteDays());
     }
   }
 }
@@ -180,7 +180,7 @@ export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCac
 async function minuteDayPartials(
   store: ColumnarStore, tenant: string, ids: readonly number[], range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, cache: ReadContextCache,
 ): Promise<Map<number, Map<number, Partial>>> {
-  const mark = cache.begin();
+  const mark = cache.beginMinuteDays();
   const dayStarts: number[] = [];
   for (let day = floorTo(range.start, DAY_MS); day < range.end; day += DAY_MS) dayStarts.push(day);
   const days = new Map<number, MinuteDay[]>(ids.map((id) => [id, []]));

@@ -319,8 +319,10 @@ export class DatapointStore {
     if (clock === undefined || report.folded === undefined) {
       await this.reloadContexts();
     } else {
+      // Held minute days drop what the fold recomputed before its ranges turn clean (read-context-cache.ts).
+      for (const mark of report.folded) contexts.foldedMinutes(mark.tenant, mark.seriesId, mark.beginMs, mark.endMs);
       contexts.changed(contexts.index.applyFold(clock, report.folded, report.remarked ?? []));
-      // After changed(): a day fetched now is kept only if no write to its series ends meanwhile.
+      // After the report: a day fetched now is kept unless a later fold reports one of its minutes.
       await warmMinuteDays(this.columnar, contexts, report.folded)
         .catch((error: unknown) => this.log.warn({ err: error }, 'could not fetch the folded minute days into memory'));
     }

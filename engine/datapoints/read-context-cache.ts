@@ -52,6 +52,8 @@ export interface MinuteDay {
   hi: Float64Array;
 }
 
+const DAY_MS = 86_400_000;
+
 /** Series whose last write is remembered; past it every kept result is dropped and the list restarts. */
 export const WRITTEN_SERIES_MAX = 200_000;
 
@@ -143,8 +145,12 @@ export class ReadContextCache {
   private readonly rollups = new Map<string, Kept<readonly unknown[]>>();
   /** Raw pages by read key. */
   private readonly pages = new KeptBytes<unknown>(RAW_PAGES_BYTES_MAX);
-  /** Minute rollup days by series and day. */
+  /** Minute rollup days by series and day, and the fold's reports that invalidate them. */
   private readonly minuteDays = new KeptBytes<MinuteDay>(MINUTE_DAYS_BYTES_MAX);
+  private minuteSeq = 0;
+  private minuteFloorSeq = 0;
+  /** The last fold report (minuteSeq) that named a minute of each series-day. */
+  private readonly minuteFolds = new Map<string, number>();
 
   constructor(index = new ReadContextIndex()) {
     this.index = index;
@@ -194,6 +200,8 @@ export class ReadContextCache {
     this.rollups.clear();
     this.pages.clear();
     this.minuteDays.clear();
+    this.minuteFolds.clear();
+    this.minuteFloorSeq = ++this.minuteSeq;
   }
 
   getRollup<Row>(key: string): readonly Row[] | undefined {
@@ -227,17 +235,43 @@ export class ReadContextCache {
 
   /**
    * A series' minute rows of the day starting at dayMs, as fetched with every minute of it.
-   * Minutes dirty now may be stale in it: the reader answers those from raw points, as it
-   * would with rows fetched now. Valid until a write to the series ends (the fold's included).
+   * Only the fold changes minute rows, and only in the ranges it recomputes, which are dirty
+   * in the index until it reports them (foldedMinutes): a reader answers dirty minutes from
+   * raw points. So a day stays valid across inserts to its series (a gateway writing the
+   * series does not evict the dashboard's days) until a fold reports one of its minutes.
    */
   getMinuteDay(tenant: string, seriesId: number, dayMs: number): MinuteDay | undefined {
-    return this.minuteDays.get(`${tenant}\u0000${seriesId}\u0000${dayMs}`, (kept) => this.valid(kept.dependsOn, kept.mark));
+    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
+    return this.minuteDays.get(key, (kept) => this.minuteDayValid(key, kept.mark));
   }
 
-  /** Keeps a minute day fetched since begin() returned mark, like setPage(). */
-  setMinuteDay(mark: number | undefined, tenant: string, seriesId: number, dayMs: number, day: MinuteDay): void {
-    const dependsOn = { tenant, ids: [seriesId] };
-    if (mark !== undefined && this.valid(dependsOn, mark)) this.minuteDays.set(`${tenant}\u0000${seriesId}\u0000${dayMs}`, { value: day, dependsOn, mark }, day.bucket.byteLength * 5);
+  /** A mark to pass to setMinuteDay() after fetching. */
+  beginMinuteDays(): number {
+    return this.minuteSeq;
+  }
+
+  /** Keeps a minute day fetched since beginMinuteDays() returned mark, unless a fold reported one of its minutes meanwhile. */
+  setMinuteDay(mark: number, tenant: string, seriesId: number, dayMs: number, day: MinuteDay): void {
+    const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
+    if (this.minuteDayValid(key, mark)) this.minuteDays.set(key, { value: day, dependsOn: 'all', mark }, day.bucket.byteLength * 5);
+  }
+
+  /** The fold recomputed these minutes of a series (call with its report, before its ranges are clean in the index). */
+  foldedMinutes(tenant: string, seriesId: number, beginMs: number, endMs: number): void {
+    if (this.minuteFolds.size >= WRITTEN_SERIES_MAX) {
+      // Forgetting which days were folded is safe only if every day held is forgotten too.
+      this.minuteFolds.clear();
+      this.minuteDays.clear();
+      this.minuteFloorSeq = this.minuteSeq + 1;
+    }
+    const seq = ++this.minuteSeq;
+    for (let day = beginMs - (((beginMs % DAY_MS) + DAY_MS) % DAY_MS); day < endMs; day += DAY_MS) {
+      this.minuteFolds.set(`${tenant}\u0000${seriesId}\u0000${day}`, seq);
+    }
+  }
+
+  private minuteDayValid(key: string, mark: number): boolean {
+    return mark >= this.minuteFloorSeq && (this.minuteFolds.get(key) ?? 0) <= mark;
   }
 
   /** Whether a result fetched from `mark` on is still what a fresh fetch would return. */
