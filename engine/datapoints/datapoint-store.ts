@@ -7,7 +7,7 @@ import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { WriteVersionClock } from '../memory/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
-import { aggregate, aggregateMany, warmMinuteDays, type AggregateRequest } from './datapoint-aggregate.ts';
+import { aggregate, aggregateMany, type AggregateRequest } from './datapoint-aggregate.ts';
 import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
@@ -21,7 +21,8 @@ import { MergeDeferral, type MergeDeferralOptions } from './merge-deferral.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollup-fold.ts';
 import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollup-fold.sql.ts';
 import { ReadContextCache } from './read-context-cache.ts';
-import { readContextRows, type IndexClock, type TombstoneMark } from './read-context-index.ts';
+import { ReadContextFollower } from './read-context-follow.ts';
+import type { TombstoneMark } from './read-context-index.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './unmarked-recovery.ts';
 import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './tombstone-purge.ts';
 import type {
@@ -83,10 +84,8 @@ export class DatapointStore {
   private readonly insertSlabs: SlabPool;
   /** Points and marks written at once; only when this process is the engine's one writer. */
   private readonly markGate: MarkOrderGate | undefined;
-  /** Which writes had settled when the running fold read its clock (read-context-index.ts). */
-  private foldClock: IndexClock | undefined;
-  /** A write or fold failed: replace the read contexts from the tables at the next round. */
-  private contextsStale = false;
+  /** The read state held in memory, kept in line with every write and fold (read-context-follow.ts). */
+  private readonly follower: ReadContextFollower;
 
   private constructor(
     readonly columnar: ColumnarStore, readonly writeVersions: WriteVersionClock, private readonly options: DatapointStoreOptions,
@@ -96,7 +95,8 @@ export class DatapointStore {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
     this.load = new IngestLoad(options.ingestLoad);
     this.insertSlabs = options.slabs ?? new SlabPool({ bytesMax: 256 * 1024 * 1024 });
-    this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate(() => { this.foldClock = this.contexts?.index.clock(); }) : undefined;
+    this.follower = new ReadContextFollower(columnar, contexts, this.log);
+    this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate(() => this.follower.onClock()) : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
       : undefined;
@@ -115,7 +115,7 @@ export class DatapointStore {
     });
     const datapoints = new DatapointStore(store, versions, options, contexts);
     if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
-    await datapoints.reloadContexts();
+    await datapoints.follower.reload();
     datapoints.schedule();
     return datapoints;
   }
@@ -136,20 +136,14 @@ export class DatapointStore {
     // The first commit of a bulk load stops merges at once rather than at the next round.
     if (!wasBulk && this.load.isBulk()) void this.merges?.update();
     if (this.load.isBulk()) this.watchBulkEnd();
-    const contexts = this.contexts;
-    const series = contexts ? batches.flatMap((b) => b.series.map((p): [string, number] => [b.tenant, p.seriesId])) : [];
-    // Marked in memory before any point is written: a read never finds the points without their marks.
-    const seq = contexts?.index.begin(dirtyRangesOf(batches));
-    contexts?.writeStarted(series);
+    const series = this.contexts ? batches.flatMap((b) => b.series.map((p): [string, number] => [b.tenant, p.seriesId])) : [];
+    // One computation of the marks for the table and for memory (a hot path: every group commit).
+    const dirty = dirtyRangesOf(batches);
     try {
-      await writeBatches(this.columnar, batches, this.insertSlabs, this.markGate);
-    } catch (error) {
-      this.contextsStale = contexts !== undefined;
-      throw error;
+      // Marked in memory before any point is written: a read never finds the points without their marks.
+      await this.follower.write(series, dirty, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty));
     } finally {
       this.insertsInFlight--;
-      if (seq !== undefined) contexts?.index.settle(seq);
-      contexts?.writeEnded(series);
     }
   }
 
@@ -158,20 +152,9 @@ export class DatapointStore {
    * delete from then on), then through the MarkOrderGate, so a fold's clock never falls between
    * the two statements (read-context-index.ts).
    */
-  private async writeContextRows(tenant: string, tombstones: readonly TombstoneMark[], dirty: readonly DirtyRange[], write: () => Promise<void>): Promise<void> {
-    const contexts = this.contexts;
+  private writeContextRows(tenant: string, tombstones: readonly TombstoneMark[], dirty: readonly DirtyRange[], write: () => Promise<void>): Promise<void> {
     const series = tombstones.map((t): [string, number] => [tenant, t.seriesId]);
-    const seq = contexts?.index.begin(dirty, tombstones);
-    contexts?.writeStarted(series);
-    try {
-      await (this.markGate ? this.markGate.insert(write) : write());
-    } catch (error) {
-      this.contextsStale = contexts !== undefined;
-      throw error;
-    } finally {
-      if (seq !== undefined) contexts?.index.settle(seq);
-      contexts?.writeEnded(series);
-    }
+    return this.follower.write(series, dirty, tombstones, () => (this.markGate ? this.markGate.insert(write) : write()));
   }
 
   /**
@@ -288,66 +271,15 @@ export class DatapointStore {
     if (scheduled && this.load.isBulk() && Date.now() - this.lastFoldMs < (this.options.foldDeferMaxMs ?? 30_000)) {
       return { computedAt: 0n, rangesFolded: 0, rangesDeferred: 0, tombstonesPurged: 0 };
     }
-    if (this.contextsStale) await this.reloadContexts();
-    const report = await this.foldAndFollow(fold);
+    const report = await this.follower.fold(() => foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold }, this.markGate));
     this.lastFoldMs = Date.now();
     // Expired tombstones are looked for once a minute; pending ones every round.
     const expire = Date.now() - this.lastExpiryMs > 60_000;
     const purge = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
-    this.contexts?.changed(purge.series);
-    if (purge.contextRowsRemoved) await this.reloadContexts();
+    await this.follower.purged(purge.series, purge.contextRowsRemoved);
     if (expire) this.lastExpiryMs = Date.now();
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
     return { ...report, tombstonesPurged: purge.purged };
-  }
-
-  /** One fold; the read contexts then drop what it recomputed (read-context-index.ts, applyFold). */
-  private async foldAndFollow(fold: FoldOptions): Promise<FoldReport> {
-    const contexts = this.contexts;
-    this.foldClock = undefined;
-    let report: FoldReport;
-    try {
-      report = await foldDirtyRanges(this.columnar, { ...this.options.fold, ...fold }, this.markGate);
-    } catch (error) {
-      // Some marks may be gone from the table: their ranges would stay dirty in memory for ever.
-      this.contextsStale = contexts !== undefined;
-      throw error;
-    }
-    const clock = this.foldClock;
-    this.foldClock = undefined;
-    if (!contexts) return report;
-    if (clock === undefined || report.folded === undefined) {
-      await this.reloadContexts();
-    } else {
-      // Held minute days drop what the fold recomputed before its ranges turn clean (read-context-cache.ts).
-      for (const mark of report.folded) contexts.foldedMinutes(mark.tenant, mark.seriesId, mark.beginMs, mark.endMs);
-      contexts.changed(contexts.index.applyFold(clock, report.folded, report.remarked ?? []));
-      // After the report: a day fetched now is kept unless a later fold reports one of its minutes.
-      await warmMinuteDays(this.columnar, contexts, report.folded)
-        .catch((error: unknown) => this.log.warn({ err: error }, 'could not fetch the folded minute days into memory'));
-    }
-    return report;
-  }
-
-  /**
-   * Replaces the settled read contexts with the tables' rows (read-context-index.ts, replace):
-   * at open, and after a failed write or fold or rows removed by the purge. Never beside a fold.
-   */
-  private async reloadContexts(): Promise<void> {
-    const contexts = this.contexts;
-    if (!contexts) return;
-    this.contextsStale = false;
-    const clock = contexts.index.clock();
-    try {
-      const rows = await readContextRows(this.columnar);
-      contexts.index.replace(clock, rows.dirty, rows.tombstones);
-      contexts.clearResults();
-    } catch (error) {
-      this.contextsStale = true;
-      throw error;
-    }
-    const { items, complete } = contexts.index.size;
-    if (!complete) this.log.warn({ items }, 'read contexts past their memory bound: series not held read their context from the tables');
   }
 
   /** Saves how far every part has its dirty marks, when no insert is between the two. */

@@ -263,15 +263,18 @@ export async function insertPoints(store: ColumnarStore, batches: readonly Inges
  * Writes the points of every batch and their dirty marks; resolves once both are durable.
  * Without a gate, the marks only after the points: a mark younger than the points is what
  * lets the fold trust that it saw them (datapoint-tables.sql.ts). With one, both at once, and
- * the fold's clock waits for the pair (mark-order-gate.ts).
+ * the fold's clock waits for the pair (mark-order-gate.ts). `ranges`: the batches' marks, when
+ * the caller has them already (dirtyRangesOf).
  */
-export async function writeBatches(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, gate?: MarkOrderGate): Promise<void> {
+export async function writeBatches(
+  store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, gate?: MarkOrderGate, ranges: readonly DirtyRange[] = dirtyRangesOf(batches),
+): Promise<void> {
   if (!gate) {
     await insertPoints(store, batches, slabs);
-    await writeDirtyRanges(store, dirtyRangesOf(batches));
+    await writeDirtyRanges(store, ranges);
     return;
   }
   await gate.insert(async () => {
-    await Promise.all([insertPoints(store, batches, slabs), writeDirtyRanges(store, dirtyRangesOf(batches))]);
+    await Promise.all([insertPoints(store, batches, slabs), writeDirtyRanges(store, ranges)]);
   });
 }
