@@ -7,6 +7,7 @@ import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts
 import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
+import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
 import { openSeriesDirectory } from './meta/series-directory.ts';
@@ -41,6 +42,8 @@ export interface Engine {
   metrics: Metrics;
   /** One per store: postgres, clickhouse. */
   healthChecks: HealthCheck[];
+  /** The reachability rule of the asset graph, for the resource and edge facades (engine/graph/graph-guard.ts). */
+  graph: GraphGuard;
   /** For tests and tools that reach PostgreSQL directly; route modules never get it. */
   relational: RelationalStore;
   close(): Promise<void>;
@@ -81,8 +84,9 @@ function bindEngine(
 ): Engine {
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
+  const graph = createGraphGuard(relational);
   return {
-    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,
@@ -93,6 +97,7 @@ function bindEngine(
     },
     chargeIngestedBytes: (tenant, bytes) => quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
     settings: (tenant) => settingsFor(config, tenant),
+    graph,
     metrics,
     healthChecks: [{ name: 'postgres', ping: () => relational.ping() }, ...datapoints.healthChecks],
     relational,

@@ -5,6 +5,7 @@
 import type { TimeSeries, TimeSeriesCreate, TimeSeriesFilterRequest, TimeSeriesSearchRequest, TimeSeriesUpdateItem } from '../schemas/timeseries.ts';
 import type { Identifier } from './errors.ts';
 import type { Access } from './grants/access.ts';
+import type { GraphGuard } from './graph/graph-guard.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_SEARCH_LIMIT_DEFAULT } from './limits.ts';
 import type { TableStats } from './meta/table-stats.ts';
 import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from './meta/timeseries-read.ts';
@@ -38,6 +39,8 @@ export interface TimeSeriesEngineDeps {
   nodeStats: TableStats;
   /** Purges the points of deleted series in the background. */
   purgeSeries(tenant: string, seriesIds: number[]): void;
+  /** A delete takes the tenant's graph lock, so it cannot race an edge created from the series. */
+  graph: GraphGuard;
   /** Series keys held for data point requests: forgotten once a change here commits. */
   series: SeriesDirectory;
 }
@@ -72,7 +75,7 @@ export function bindTimeSeriesEngine(deps: TimeSeriesEngineDeps): TimeSeriesEngi
     async delete(access, identifiers) {
       let ids: number[];
       try {
-        ids = await deleteTimeSeries(relational, access, identifiers);
+        ids = await deleteTimeSeries(relational, access, identifiers, deps.graph);
       } finally {
         deps.series.forgetTenant(access.tenant);
       }

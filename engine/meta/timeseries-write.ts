@@ -7,6 +7,7 @@ import { assertCanWrite, type Access } from '../grants/access.ts';
 import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
+import type { GraphGuard } from '../graph/graph-guard.ts';
 import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
 import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
@@ -178,9 +179,12 @@ function canReadRow(access: Access, row: NodeRow): boolean {
  * relationship is refused with 400 naming it. Returns the deleted ids, whose points the caller
  * purges in the background (SPEC lifecycle: unreachable at once, purged asynchronously).
  */
-export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[]): Promise<number[]> {
+export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[], graph: Pick<GraphGuard, 'lock'>): Promise<number[]> {
   const tenant = access.tenant;
   return store.transaction(async (tx) => {
+    // Serialised with the tenant's graph writes: an edge created from the series meanwhile
+    // would otherwise survive it, pointing from a deleted node.
+    await graph.lock(tx, tenant);
     const resolved = await lookupNodes(tx, tenant, 'timeseries', identifiers, true, { visible: (row) => canReadRow(access, row) });
     const rows = resolved.flatMap((r) => (r.row && canReadRow(access, r.row) ? [r.row] : []));
     if (rows.length === 0) return [];

@@ -1,0 +1,220 @@
+// The structure of one tenant's graph held in memory: which nodes are resources, which are
+// roots, and which edge joins what. It answers one question for the graph guard: after a
+// proposed change, which surviving resources can no root reach any more (SPEC edge rule 7,
+// issue 8 "Reachability")? Reachability follows edges of any type in their direction and may
+// pass through time series and data sets, which are never stranded themselves.
+//
+// Why the check is local: if every node that loses an incoming edge (or its root flag) is
+// still reachable after the change, every node reachable before still is: take any old path
+// to it, and its suffix after the last removed element starts at such a node. So a change
+// that removes nothing reachable-relevant (deleting a leaf: its edges all end at itself)
+// needs no search at all, and otherwise one search from the roots decides.
+
+export interface GraphEdge {
+  id: number;
+  start: number;
+  end: number;
+}
+
+/** What one write did to the structure; every deleted edge row is listed in removedEdges. */
+export interface GraphChange {
+  /** Resources created. */
+  addedNodes?: readonly { id: number; isRoot: boolean }[];
+  /** Resources whose root flag was set. */
+  rootChanges?: readonly { id: number; isRoot: boolean }[];
+  addedEdges?: readonly GraphEdge[];
+  removedEdges?: readonly GraphEdge[];
+  /** Resources deleted. */
+  removedNodes?: readonly number[];
+}
+
+export class GraphStructure {
+  /** Resource id → is a root. */
+  private readonly resources = new Map<number, boolean>();
+  /** Edge id → [start, end]. */
+  private readonly edges = new Map<number, readonly [number, number]>();
+  /** Node id → ids of the edges starting there. */
+  private readonly outgoing = new Map<number, number[]>();
+
+  /** @param version the tenant's graph_versions row this structure reflects. */
+  constructor(public version: number) {}
+
+  get edgeCount(): number {
+    return this.edges.size;
+  }
+
+  get resourceCount(): number {
+    return this.resources.size;
+  }
+
+  addResource(id: number, isRoot: boolean): void {
+    this.resources.set(id, isRoot);
+  }
+
+  addEdge(edge: GraphEdge): void {
+    if (this.edges.has(edge.id)) return;
+    this.edges.set(edge.id, [edge.start, edge.end]);
+    const out = this.outgoing.get(edge.start);
+    if (out) out.push(edge.id);
+    else this.outgoing.set(edge.start, [edge.id]);
+  }
+
+  private removeEdge(id: number): void {
+    const edge = this.edges.get(id);
+    if (!edge) return;
+    this.edges.delete(id);
+    const out = this.outgoing.get(edge[0]);
+    if (!out) return;
+    const at = out.indexOf(id);
+    if (at >= 0) out.splice(at, 1);
+    if (out.length === 0) this.outgoing.delete(edge[0]);
+  }
+
+  /** Applies a committed change. */
+  apply(change: GraphChange): void {
+    for (const edge of change.removedEdges ?? []) this.removeEdge(edge.id);
+    for (const id of change.removedNodes ?? []) this.resources.delete(id);
+    for (const node of change.addedNodes ?? []) this.resources.set(node.id, node.isRoot);
+    for (const { id, isRoot } of change.rootChanges ?? []) if (this.resources.has(id)) this.resources.set(id, isRoot);
+    for (const edge of change.addedEdges ?? []) this.addEdge(edge);
+  }
+
+  /**
+   * The resources `change` would strand, sorted by id: those reachable from no root after it.
+   * Empty when the change keeps every resource reachable. Nothing is modified.
+   */
+  stranded(change: GraphChange): number[] {
+    const after = new ChangedView(this, change);
+    // Nodes whose reachability the change may have taken away (see the header).
+    const suspects = new Set<number>();
+    for (const edge of change.removedEdges ?? []) if (!after.removedNodes.has(edge.end)) suspects.add(edge.end);
+    for (const { id, isRoot } of change.rootChanges ?? []) if (!isRoot) suspects.add(id);
+    const newNodes = (change.addedNodes ?? []).filter((n) => !n.isRoot).map((n) => n.id);
+    if (suspects.size === 0 && this.newNodesReachable(after, newNodes)) return [];
+    for (const id of newNodes) suspects.add(id);
+    const reached = after.reachableFromRoots();
+    // Only what lies downstream of an unreached suspect can have been stranded by this change.
+    const stranded = new Set<number>();
+    const stack = [...suspects].filter((id) => !reached.has(id));
+    const seen = new Set(stack);
+    while (stack.length > 0) {
+      const node = stack.pop() as number;
+      if (after.isResource(node)) stranded.add(node);
+      after.forEachEnd(node, (end) => {
+        if (!reached.has(end) && !seen.has(end)) {
+          seen.add(end);
+          stack.push(end);
+        }
+      });
+    }
+    return [...stranded].sort((a, b) => a - b);
+  }
+
+  /**
+   * Cheap path for pure additions: new resources are reachable when a walk over the new edges,
+   * from new roots and from existing resources (reachable by the invariant), covers them all.
+   * False when unsure (a new edge from a time series or data set, whose reachability is not
+   * known without a search): the caller then searches.
+   */
+  private newNodesReachable(after: ChangedView, newNonRoots: number[]): boolean {
+    if (newNonRoots.length === 0) return true;
+    const pending = new Set(newNonRoots);
+    const added = new Map<number, number[]>();
+    const stack: number[] = [];
+    for (const node of after.change.addedNodes ?? []) if (node.isRoot) stack.push(node.id);
+    for (const edge of after.change.addedEdges ?? []) {
+      const list = added.get(edge.start);
+      if (list) list.push(edge.end);
+      else added.set(edge.start, [edge.end]);
+      if (this.resources.has(edge.start) && !after.removedNodes.has(edge.start)) stack.push(edge.start);
+      else if (!after.isResource(edge.start) && pending.has(edge.end)) return false;
+    }
+    const seen = new Set(stack);
+    while (stack.length > 0 && pending.size > 0) {
+      const node = stack.pop() as number;
+      pending.delete(node);
+      for (const end of added.get(node) ?? []) {
+        if (!seen.has(end)) {
+          seen.add(end);
+          stack.push(end);
+        }
+      }
+    }
+    return pending.size === 0;
+  }
+
+  /** @internal ChangedView's access to the base structure. */
+  baseResources(): ReadonlyMap<number, boolean> {
+    return this.resources;
+  }
+
+  /** @internal */
+  baseEdge(id: number): readonly [number, number] | undefined {
+    return this.edges.get(id);
+  }
+
+  /** @internal */
+  baseOutgoing(node: number): readonly number[] | undefined {
+    return this.outgoing.get(node);
+  }
+}
+
+/** The structure as a change would leave it, without modifying it. */
+class ChangedView {
+  readonly removedNodes: ReadonlySet<number>;
+  private readonly removedEdges: ReadonlySet<number>;
+  private readonly addedOut = new Map<number, number[]>();
+  private readonly addedResources: ReadonlyMap<number, boolean>;
+  private readonly rootChanges: ReadonlyMap<number, boolean>;
+
+  constructor(private readonly base: GraphStructure, readonly change: GraphChange) {
+    this.removedNodes = new Set(change.removedNodes ?? []);
+    this.removedEdges = new Set((change.removedEdges ?? []).map((e) => e.id));
+    for (const edge of change.addedEdges ?? []) {
+      const list = this.addedOut.get(edge.start);
+      if (list) list.push(edge.end);
+      else this.addedOut.set(edge.start, [edge.end]);
+    }
+    this.addedResources = new Map((change.addedNodes ?? []).map((n) => [n.id, n.isRoot]));
+    this.rootChanges = new Map((change.rootChanges ?? []).map((c) => [c.id, c.isRoot]));
+  }
+
+  isResource(id: number): boolean {
+    if (this.removedNodes.has(id)) return false;
+    return this.addedResources.has(id) || this.base.baseResources().has(id);
+  }
+
+  forEachEnd(node: number, visit: (end: number) => void): void {
+    if (this.removedNodes.has(node)) return;
+    for (const edgeId of this.base.baseOutgoing(node) ?? []) {
+      if (this.removedEdges.has(edgeId)) continue;
+      const end = (this.base.baseEdge(edgeId) as readonly [number, number])[1];
+      if (!this.removedNodes.has(end)) visit(end);
+    }
+    for (const end of this.addedOut.get(node) ?? []) if (!this.removedNodes.has(end)) visit(end);
+  }
+
+  reachableFromRoots(): Set<number> {
+    const reached = new Set<number>();
+    const stack: number[] = [];
+    const consider = (id: number, isRoot: boolean) => {
+      const root = this.rootChanges.get(id) ?? isRoot;
+      if (root && !this.removedNodes.has(id) && !reached.has(id)) {
+        reached.add(id);
+        stack.push(id);
+      }
+    };
+    for (const [id, isRoot] of this.base.baseResources()) consider(id, isRoot);
+    for (const [id, isRoot] of this.addedResources) consider(id, isRoot);
+    while (stack.length > 0) {
+      const node = stack.pop() as number;
+      this.forEachEnd(node, (end) => {
+        if (!reached.has(end)) {
+          reached.add(end);
+          stack.push(end);
+        }
+      });
+    }
+    return reached;
+  }
+}
