@@ -8,7 +8,9 @@
 // still reachable after the change, every node reachable before still is: take any old path
 // to it, and its suffix after the last removed element starts at such a node. So a change
 // that removes nothing reachable-relevant (deleting a leaf: its edges all end at itself)
-// needs no search at all, and otherwise one search from the roots decides.
+// needs no search at all. Otherwise each such node first looks for a root backwards along
+// surviving edges (in a plant hierarchy, a few hundred steps find one), and only when that
+// fails or grows too wide does one search from every root decide and name the stranded.
 
 export interface GraphEdge {
   id: number;
@@ -35,6 +37,8 @@ export class GraphStructure {
   private readonly edges = new Map<number, readonly [number, number]>();
   /** Node id → ids of the edges starting there. */
   private readonly outgoing = new Map<number, number[]>();
+  /** Node id → ids of the edges ending there. */
+  private readonly incoming = new Map<number, number[]>();
 
   /** @param version the tenant's graph_versions row this structure reflects. */
   constructor(public version: number) {}
@@ -54,20 +58,16 @@ export class GraphStructure {
   addEdge(edge: GraphEdge): void {
     if (this.edges.has(edge.id)) return;
     this.edges.set(edge.id, [edge.start, edge.end]);
-    const out = this.outgoing.get(edge.start);
-    if (out) out.push(edge.id);
-    else this.outgoing.set(edge.start, [edge.id]);
+    listAdd(this.outgoing, edge.start, edge.id);
+    listAdd(this.incoming, edge.end, edge.id);
   }
 
   private removeEdge(id: number): void {
     const edge = this.edges.get(id);
     if (!edge) return;
     this.edges.delete(id);
-    const out = this.outgoing.get(edge[0]);
-    if (!out) return;
-    const at = out.indexOf(id);
-    if (at >= 0) out.splice(at, 1);
-    if (out.length === 0) this.outgoing.delete(edge[0]);
+    listRemove(this.outgoing, edge[0], id);
+    listRemove(this.incoming, edge[1], id);
   }
 
   /** Applies a committed change. */
@@ -92,6 +92,7 @@ export class GraphStructure {
     const newNodes = (change.addedNodes ?? []).filter((n) => !n.isRoot).map((n) => n.id);
     if (suspects.size === 0 && this.newNodesReachable(after, newNodes)) return [];
     for (const id of newNodes) suspects.add(id);
+    if (after.rootsFoundBackwards(suspects, Math.max(BACKWARD_VISITS_MIN, this.resources.size + this.edges.size))) return [];
     const reached = after.reachableFromRoots();
     // Only what lies downstream of an unreached suspect can have been stranded by this change.
     const stranded = new Set<number>();
@@ -157,6 +158,28 @@ export class GraphStructure {
   baseOutgoing(node: number): readonly number[] | undefined {
     return this.outgoing.get(node);
   }
+
+  /** @internal */
+  baseIncoming(node: number): readonly number[] | undefined {
+    return this.incoming.get(node);
+  }
+}
+
+/** Backward searches may visit at least this many nodes in all before the search from the roots takes over. */
+const BACKWARD_VISITS_MIN = 10_000;
+
+function listAdd(lists: Map<number, number[]>, key: number, id: number): void {
+  const list = lists.get(key);
+  if (list) list.push(id);
+  else lists.set(key, [id]);
+}
+
+function listRemove(lists: Map<number, number[]>, key: number, id: number): void {
+  const list = lists.get(key);
+  if (!list) return;
+  const at = list.indexOf(id);
+  if (at >= 0) list.splice(at, 1);
+  if (list.length === 0) lists.delete(key);
 }
 
 /** The structure as a change would leave it, without modifying it. */
@@ -164,6 +187,7 @@ class ChangedView {
   readonly removedNodes: ReadonlySet<number>;
   private readonly removedEdges: ReadonlySet<number>;
   private readonly addedOut = new Map<number, number[]>();
+  private readonly addedIn = new Map<number, number[]>();
   private readonly addedResources: ReadonlyMap<number, boolean>;
   private readonly rootChanges: ReadonlyMap<number, boolean>;
 
@@ -171,9 +195,8 @@ class ChangedView {
     this.removedNodes = new Set(change.removedNodes ?? []);
     this.removedEdges = new Set((change.removedEdges ?? []).map((e) => e.id));
     for (const edge of change.addedEdges ?? []) {
-      const list = this.addedOut.get(edge.start);
-      if (list) list.push(edge.end);
-      else this.addedOut.set(edge.start, [edge.end]);
+      listAdd(this.addedOut, edge.start, edge.end);
+      listAdd(this.addedIn, edge.end, edge.start);
     }
     this.addedResources = new Map((change.addedNodes ?? []).map((n) => [n.id, n.isRoot]));
     this.rootChanges = new Map((change.rootChanges ?? []).map((c) => [c.id, c.isRoot]));
@@ -192,6 +215,55 @@ class ChangedView {
       if (!this.removedNodes.has(end)) visit(end);
     }
     for (const end of this.addedOut.get(node) ?? []) if (!this.removedNodes.has(end)) visit(end);
+  }
+
+  forEachStart(node: number, visit: (start: number) => void): void {
+    if (this.removedNodes.has(node)) return;
+    for (const edgeId of this.base.baseIncoming(node) ?? []) {
+      if (this.removedEdges.has(edgeId)) continue;
+      const start = (this.base.baseEdge(edgeId) as readonly [number, number])[0];
+      if (!this.removedNodes.has(start)) visit(start);
+    }
+    for (const start of this.addedIn.get(node) ?? []) if (!this.removedNodes.has(start)) visit(start);
+  }
+
+  isRoot(id: number): boolean {
+    if (this.removedNodes.has(id)) return false;
+    const changed = this.rootChanges.get(id);
+    if (changed !== undefined) return changed && this.isResource(id);
+    return this.addedResources.get(id) ?? this.base.baseResources().get(id) ?? false;
+  }
+
+  /**
+   * True when every node of `targets` has a path from a root after the change, found by
+   * searching backwards from each (a node found reachable ends later searches that meet it).
+   * False when one has none, or when the searches together visit more than `budget` nodes.
+   */
+  rootsFoundBackwards(targets: Iterable<number>, budget: number): boolean {
+    const confirmed = new Set<number>();
+    let visits = 0;
+    for (const target of targets) {
+      const seen = new Set<number>([target]);
+      const queue = [target];
+      let found = false;
+      for (let head = 0; head < queue.length && !found; head++) {
+        const node = queue[head] as number;
+        if (confirmed.has(node) || this.isRoot(node)) {
+          found = true;
+          break;
+        }
+        if (++visits > budget) return false;
+        this.forEachStart(node, (start) => {
+          if (!seen.has(start)) {
+            seen.add(start);
+            queue.push(start);
+          }
+        });
+      }
+      if (!found) return false;
+      confirmed.add(target);
+    }
+    return true;
   }
 
   reachableFromRoots(): Set<number> {
