@@ -13,7 +13,7 @@ export interface Figure {
 }
 
 export interface Metric {
-  suite: 'metadata' | 'datapoints';
+  suite: 'metadata' | 'datapoints' | 'graph';
   key: string;
   label: string;
   unit: string;

@@ -25,7 +25,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -53,6 +53,11 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     if (!endpointsMissing) t.ok(metric?.figures.plantdata, `${key} measured on our service`);
   }
   if (endpointsMissing) t.comment('POST /timeseries/data is not there yet: our data point figures are skipped, peers still ran');
+
+  const graph = result.suites[2];
+  t.same(graph?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
+    ['create-rate', true], ['cross-rate', true], ['byids', true], ['filter', true], ['delete-leaf', true], ['delete-subtree', true], ['delete-refused', true],
+  ], 'graph answers checked');
 
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
   t.match(markdown, /^# Bench results/);

@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
 // bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { datapointSuiteResult, runDatapointSystem, type SystemRun } from './datapoints.ts';
 import type { DatapointSystem } from './datapoint-system.ts';
 import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
+import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
 import { VictoriaMetricsPeer } from './peers/victoria-metrics.ts';
@@ -26,7 +27,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -84,6 +85,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   const result: RunResult = { startedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), size: opts.size, suites: [] };
   if (opts.suites.includes('metadata')) result.suites.push(await benchMetadata(opts));
   if (opts.suites.includes('datapoints')) result.suites.push(await benchDatapoints(opts));
+  if (opts.suites.includes('graph')) result.suites.push(await benchGraph(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -94,6 +96,16 @@ async function benchMetadata(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`metadata: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
     return await runMetadataSuite({ url: service.url, token: service.token(metadataTenant()), size: METADATA_SIZES[opts.size], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`graph: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  try {
+    return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log });
   } finally {
     await service.stop();
   }

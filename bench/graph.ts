@@ -1,0 +1,288 @@
+// Graph suite (issue 8): one tenant's plant as an asset graph: 10 sites (roots), each a
+// hierarchy six levels deep (areas, units, lines, machines, components, sensors) joined by
+// CONTAINS edges, plus as many cross edges (FEEDS, POWERS, CONNECTED_TO) as resources, each
+// between two resources of one site. Built through the API in requests of 1,000 nodes with
+// their 1,000 hierarchy relations, then the cross edges in 1,000-edge requests; then timed:
+// 1,000-edge byids with end nodes, a 1,000-resource filter page, a leaf delete, a whole
+// 1,000-resource unit subtree deleted in one request, and a refused delete of a site root
+// (it would strand the site: about 10,000 resources at full size). Every answer is checked.
+//
+// Why cross edges stay inside a site: the refused delete then strands a whole site, as the
+// issue asks, and a unit deleted whole takes with it edges into the rest of its site, so the
+// stranding check has real work (their other ends must still be reached from the root).
+import { performance } from 'node:perf_hooks';
+import { HttpClient, parseJson, UnexpectedAnswerError } from './http-client.ts';
+import { mulberry32 } from './prng.ts';
+import type { Metric, SuiteResult } from './results.ts';
+import { timeRuns, type TimingSummary } from './stats.ts';
+
+export interface GraphSize {
+  /** Children per node at levels 1 and 2 below each root: level-2 nodes head the units deleted whole. */
+  siteFanout: [number, number];
+  /** Children per node below a unit (levels 3 to 6): a unit's subtree is 1 + b3 + b3·b4 + … nodes. */
+  unitFanout: [number, number, number, number];
+  batchSize: number;
+  warmupCount: number;
+  runCount: number;
+}
+
+const ROOTS = 10;
+
+export const GRAPH_SIZES: Record<'full' | 'small' | 'tiny', GraphSize> = {
+  // 10 roots · 2 · 5 = 100 units of 1 + 5 + 20 + 120 + 840 = 986 resources: 98,630 in all.
+  full: { siteFanout: [2, 5], unitFanout: [5, 4, 6, 7], batchSize: 1_000, warmupCount: 3, runCount: 30 },
+  small: { siteFanout: [2, 1], unitFanout: [5, 4, 6, 7], batchSize: 1_000, warmupCount: 2, runCount: 8 },
+  tiny: { siteFanout: [1, 1], unitFanout: [2, 2, 2, 2], batchSize: 100, warmupCount: 1, runCount: 3 },
+};
+
+const CROSS_TYPES = ['FEEDS', 'POWERS', 'CONNECTED_TO'];
+const LEVEL_NAMES = ['site', 'area', 'unit', 'line', 'machine', 'component', 'sensor'];
+
+/** The plant: resources in creation order (every parent before its children). */
+export class Plant {
+  readonly parent: number[] = [];
+  readonly level: number[] = [];
+  readonly site: number[] = [];
+  /** Resources of each level-2 node's subtree (the units), by unit index. */
+  readonly units: number[][] = [];
+  readonly cross: { from: number; to: number; type: string }[] = [];
+
+  constructor(readonly size: GraphSize) {
+    const fanout = [...size.siteFanout, ...size.unitFanout];
+    let frontier: number[] = [];
+    for (let r = 0; r < ROOTS; r++) frontier.push(this.add(-1, 0, r));
+    for (let level = 1; level <= fanout.length; level++) {
+      const next: number[] = [];
+      for (const node of frontier) for (let c = 0; c < (fanout[level - 1] as number); c++) next.push(this.add(node, level, this.site[node] as number));
+      frontier = next;
+    }
+    const unitOf = new Map<number, number>();
+    for (let i = 0; i < this.count; i++) {
+      if (this.level[i] === 2) {
+        unitOf.set(i, this.units.length);
+        this.units.push([i]);
+      } else if ((this.level[i] as number) > 2) {
+        const unit = unitOf.get(this.parent[i] as number) as number;
+        unitOf.set(i, unit);
+        (this.units[unit] as number[]).push(i);
+      }
+    }
+    const bySite: number[][] = Array.from({ length: ROOTS }, () => []);
+    for (let i = 0; i < this.count; i++) (bySite[this.site[i] as number] as number[]).push(i);
+    const random = mulberry32(0x9a4f);
+    const seen = new Set<string>();
+    while (this.cross.length < this.count) {
+      const members = bySite[Math.floor(random() * ROOTS)] as number[];
+      const from = members[Math.floor(random() * members.length)] as number;
+      const to = members[Math.floor(random() * members.length)] as number;
+      const type = CROSS_TYPES[Math.floor(random() * CROSS_TYPES.length)] as string;
+      const key = `${from}/${to}/${type}`;
+      if (from === to || seen.has(key)) continue;
+      seen.add(key);
+      this.cross.push({ from, to, type });
+    }
+  }
+
+  get count(): number {
+    return this.parent.length;
+  }
+
+  private add(parent: number, level: number, site: number): number {
+    this.parent.push(parent);
+    this.level.push(level);
+    this.site.push(site);
+    return this.parent.length - 1;
+  }
+
+  externalId(i: number): string {
+    return `plant/${LEVEL_NAMES[this.level[i] as number]}-${i}`;
+  }
+
+  node(i: number) {
+    const level = this.level[i] as number;
+    return {
+      externalId: this.externalId(i),
+      name: `${LEVEL_NAMES[level]} ${i}`,
+      description: `A ${LEVEL_NAMES[level]} of site ${this.site[i]}, generated by the bench`,
+      isRoot: level === 0,
+      metadata: { level: String(level), site: `site${this.site[i]}` },
+    };
+  }
+
+  isLeaf(i: number): boolean {
+    return this.level[i] === 2 + this.size.unitFanout.length;
+  }
+}
+
+interface Edge { id: number; start: number; end: number; type: string }
+interface Resource { id: number; externalId: string; metadata: Record<string, string> }
+
+export async function runGraphSuite(opts: { url: string; token: string; size: GraphSize; log: (line: string) => void }): Promise<SuiteResult> {
+  const { size, log } = opts;
+  const client = new HttpClient(opts.url, { headers: { authorization: `Bearer ${opts.token}` } });
+  try {
+    const plant = new Plant(size);
+    log(`graph: ${plant.count} resources in ${plant.units.length} units of ${plant.units[0]?.length}, ${plant.cross.length} cross edges`);
+    const ids: number[] = [];
+    const edges: Edge[] = [];
+    const createRate = await createPlant(client, plant, ids, edges, log);
+    const crossRate = await createCross(client, plant, ids, edges, log);
+    const byids = await edgesByIds(client, size, edges);
+    const filter = await filterPage(client, size, plant);
+    const refused = await refusedRootDelete(client, size, plant, ids);
+    const leaf = await leafDeletes(client, size, plant);
+    const subtree = await subtreeDeletes(client, size, plant);
+    const timing = (key: string, label: string, t: TimingSummary, bound: number): Metric => ({
+      suite: 'graph', key, label, unit: 'ms', better: 'lower', target: { op: '<', value: bound },
+      figures: { plantdata: { value: t.medianMs, p99: t.p99Ms, runCount: t.runCount, checked: true } },
+    });
+    const siteSize = plant.count / ROOTS;
+    return {
+      suite: 'graph',
+      dataset: `${plant.count} resources under ${ROOTS} roots, 6 levels (units of ${plant.units[0]?.length}), ${plant.cross.length} cross edges inside sites; median/p99 of ${size.runCount} runs after ${size.warmupCount} warm-up`,
+      metrics: [
+        { suite: 'graph', key: 'create-rate', label: `create ${size.batchSize} nodes + ${size.batchSize} relations/request`, unit: 'resources/s', better: 'higher', figures: { plantdata: { value: createRate.perSecond, runCount: createRate.requests, checked: true } } },
+        { suite: 'graph', key: 'cross-rate', label: `edges/create ${size.batchSize}/request`, unit: 'edges/s', better: 'higher', figures: { plantdata: { value: crossRate.perSecond, runCount: crossRate.requests, checked: true } } },
+        timing('byids', `edges/byids ${size.batchSize} with end nodes`, byids, 30),
+        timing('filter', `resources/filter page of ${size.batchSize}`, filter, 30),
+        timing('delete-leaf', 'delete one leaf', leaf, 10),
+        timing('delete-subtree', `delete a unit of ${plant.units[0]?.length} whole`, subtree, 200),
+        timing('delete-refused', `refused delete (strands ${siteSize - 1})`, refused, 200),
+      ],
+      notes: [],
+    };
+  } finally {
+    client.close();
+  }
+}
+
+async function createPlant(client: HttpClient, plant: Plant, ids: number[], edges: Edge[], log: (line: string) => void) {
+  const started = performance.now();
+  let requests = 0;
+  for (let from = 0; from < plant.count; from += plant.size.batchSize) {
+    const upTo = Math.min(plant.count, from + plant.size.batchSize);
+    const nodes = [];
+    const relations = [];
+    for (let i = from; i < upTo; i++) {
+      nodes.push(plant.node(i));
+      const parent = plant.parent[i] as number;
+      if (parent >= 0) relations.push({ fromExternalId: plant.externalId(parent), toExternalId: plant.externalId(i), relationshipType: 'CONTAINS' });
+    }
+    const answer = await client.postJson('/resources/create', { nodes, relations }, 201);
+    requests++;
+    const body = parseJson<{ items: Resource[]; relations: Edge[] }>(answer);
+    graphCheck(body.items.length === nodes.length, `resources/create returned ${body.items.length} of ${nodes.length}`);
+    body.items.forEach((r, k) => {
+      graphCheck(r.externalId === nodes[k]?.externalId, `resources/create answer out of order at ${from + k}`);
+      ids[from + k] = r.id;
+    });
+    graphCheck(body.relations.length === relations.length, `resources/create returned ${body.relations.length} of ${relations.length} relations`);
+    for (const e of body.relations) {
+      graphCheck(e.type === 'CONTAINS', `relation of type ${e.type}`);
+      edges.push(e);
+    }
+    if (requests % 20 === 0) log(`graph: created ${upTo}/${plant.count} resources`);
+  }
+  return { perSecond: plant.count / ((performance.now() - started) / 1000), requests };
+}
+
+async function createCross(client: HttpClient, plant: Plant, ids: number[], edges: Edge[], log: (line: string) => void) {
+  const started = performance.now();
+  let requests = 0;
+  for (let from = 0; from < plant.cross.length; from += plant.size.batchSize) {
+    const batch = plant.cross.slice(from, from + plant.size.batchSize);
+    const answer = await client.postJson('/edges/create', { items: batch.map((c) => ({ fromExternalId: plant.externalId(c.from), toExternalId: plant.externalId(c.to), relationshipType: c.type })) }, 201);
+    requests++;
+    const created = parseJson<{ items: Edge[] }>(answer).items;
+    graphCheck(created.length === batch.length, `edges/create returned ${created.length} of ${batch.length}`);
+    created.forEach((e, k) => {
+      const want = batch[k] as { from: number; to: number; type: string };
+      graphCheck(e.start === ids[want.from] && e.end === ids[want.to] && e.type === want.type, `edges/create answer ${from + k} differs from the request`);
+      edges.push(e);
+    });
+    if (requests % 20 === 0) log(`graph: created ${from + batch.length}/${plant.cross.length} cross edges`);
+  }
+  return { perSecond: plant.cross.length / ((performance.now() - started) / 1000), requests };
+}
+
+/** A different random set of edges every run; every edge with both its end nodes. */
+async function edgesByIds(client: HttpClient, size: GraphSize, edges: Edge[]): Promise<TimingSummary> {
+  const random = mulberry32(0xed6e);
+  return timeRuns(size, async () => {
+    const chosen = new Map<number, Edge>();
+    while (chosen.size < Math.min(size.batchSize, edges.length)) {
+      const e = edges[Math.floor(random() * edges.length)] as Edge;
+      chosen.set(e.id, e);
+    }
+    const answer = await client.postJson('/edges/byids', { items: [...chosen.keys()].map((id) => ({ id })) });
+    const body = parseJson<{ relations: Edge[]; nodes: { id: number }[] }>(answer);
+    graphCheck(body.relations.length === chosen.size, `edges/byids returned ${body.relations.length} of ${chosen.size}`);
+    const nodes = new Set(body.nodes.map((n) => n.id));
+    for (const e of body.relations) {
+      const want = chosen.get(e.id);
+      graphCheck(want !== undefined && want.start === e.start && want.end === e.end, `edges/byids returned edge ${e.id} wrong`);
+      graphCheck(nodes.has(e.start) && nodes.has(e.end), `edges/byids lacks an end node of edge ${e.id}`);
+    }
+    return answer.elapsedMs;
+  });
+}
+
+/** One level's resources (level 5: components, the level with more than a page at full size). */
+async function filterPage(client: HttpClient, size: GraphSize, plant: Plant): Promise<TimingSummary> {
+  const level = plant.size.unitFanout.length + 1;
+  let expected = 0;
+  for (let i = 0; i < plant.count; i++) if (plant.level[i] === level) expected++;
+  const want = Math.min(size.batchSize, expected);
+  const body = Buffer.from(JSON.stringify({ filter: { metadata: { level: String(level) } }, limit: size.batchSize }));
+  return timeRuns(size, async () => {
+    const answer = await client.postJson('/resources/filter', body);
+    const page = parseJson<{ items: Resource[]; nextCursor?: string }>(answer);
+    graphCheck(page.items.length === want, `resources/filter returned ${page.items.length}, expected ${want}`);
+    graphCheck(page.items.every((r) => r.metadata['level'] === String(level)), 'resources/filter returned another level');
+    graphCheck(new Set(page.items.map((r) => r.id)).size === page.items.length, 'resources/filter returned duplicates');
+    graphCheck(expected <= size.batchSize || typeof page.nextCursor === 'string', 'resources/filter page without nextCursor');
+    return answer.elapsedMs;
+  });
+}
+
+/** Deleting a site's root alone would strand the whole site: 400 naming them, nothing removed. */
+async function refusedRootDelete(client: HttpClient, size: GraphSize, plant: Plant, ids: number[]): Promise<TimingSummary> {
+  let k = 0;
+  return timeRuns(size, async () => {
+    const root = k++ % ROOTS;
+    const answer = await client.request('DELETE', '/resources/delete', JSON.stringify({ items: [{ id: ids[root] }] }), { 'content-type': 'application/json' });
+    if (answer.status !== 400) throw new UnexpectedAnswerError('DELETE /resources/delete (a root)', 400, answer);
+    const error = parseJson<{ error: { fields?: { externalId?: string }[] } }>(answer).error;
+    graphCheck((error.fields?.length ?? 0) > 0 && (error.fields ?? []).every((f) => f.externalId?.startsWith('plant/')), 'the refusal names no stranded resource');
+    return answer.elapsedMs;
+  });
+}
+
+/** A different leaf each run (a sensor, which may start cross edges). */
+async function leafDeletes(client: HttpClient, size: GraphSize, plant: Plant): Promise<TimingSummary> {
+  const leaves: number[] = [];
+  // Leaves of the last unit: the subtree deletes take units from the front.
+  for (let i = plant.count - 1; i >= 0 && leaves.length < size.warmupCount + size.runCount; i--) if (plant.isLeaf(i)) leaves.push(i);
+  let k = 0;
+  return timeRuns(size, async () => {
+    const leaf = leaves[k++] as number;
+    const answer = await client.postJson('/resources/delete', { items: [{ externalId: plant.externalId(leaf) }] }, 204);
+    return answer.elapsedMs;
+  });
+}
+
+/** A different unit each run, deleted whole in one request (its edges into the site go too). */
+async function subtreeDeletes(client: HttpClient, size: GraphSize, plant: Plant): Promise<TimingSummary> {
+  let k = 0;
+  return timeRuns(size, async () => {
+    const unit = plant.units[k++] as number[];
+    const answer = await client.postJson('/resources/delete', { items: unit.map((i) => ({ externalId: plant.externalId(i) })) }, 204);
+    return answer.elapsedMs;
+  });
+}
+
+export class GraphCheckError extends Error {}
+
+function graphCheck(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new GraphCheckError(`graph answer check failed: ${message}`);
+}
