@@ -161,8 +161,8 @@ async function createPlant(client: HttpClient, plant: Plant, ids: number[], edge
   let requests = 0;
   for (let from = 0; from < plant.count; from += plant.size.batchSize) {
     const upTo = Math.min(plant.count, from + plant.size.batchSize);
-    const nodes = [];
-    const relations = [];
+    const nodes: ReturnType<Plant['node']>[] = [];
+    const relations: { fromExternalId: string; toExternalId: string; relationshipType: string }[] = [];
     for (let i = from; i < upTo; i++) {
       nodes.push(plant.node(i));
       const parent = plant.parent[i] as number;

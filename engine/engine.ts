@@ -13,6 +13,7 @@ import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoin
 import { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { bindPolicyEngine, type PolicyEngine } from './policy-engine.ts';
 import { Quotas } from './quotas/quotas.ts';
 import { migrate } from './stores/migrations.ts';
 import { openRelational, type RelationalStore } from './stores/relational.ts';
@@ -32,6 +33,7 @@ export interface Engine {
   datasets: DataSetEngine;
   labels: LabelEngine;
   units: UnitEngine;
+  policies: PolicyEngine;
   datapoints: DatapointEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
@@ -90,6 +92,7 @@ function bindEngine(
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,
+    policies: bindPolicyEngine(relational, quotas),
     datapoints,
     async access(caller) {
       await tenants.ensure(relational.pool, caller.tenant);

@@ -14,4 +14,5 @@ RETURNING amount`;
 
 /** Live objects (SPEC: resources, time series, data sets, labels, policies), counted on live rows. */
 export const LIVE_OBJECTS = `
-SELECT (SELECT count(*) FROM nodes WHERE tenant = $1) + (SELECT count(*) FROM labels WHERE tenant = $1) AS objects`;
+SELECT (SELECT count(*) FROM nodes WHERE tenant = $1) + (SELECT count(*) FROM labels WHERE tenant = $1)
+     + (SELECT count(*) FROM policies WHERE tenant = $1) AS objects`;
