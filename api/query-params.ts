@@ -22,3 +22,14 @@ export function integerQueryParam(query: URLSearchParams, name: string, spec: In
     { field: name, message: `an integer from ${spec.minimum} to ${spec.maximum}`, value: shown },
   ]);
 }
+
+/** A path parameter that must be a record id (an integer up to 2^53-1); a 400 naming it otherwise. */
+export function idPathParam(params: Record<string, string>, name = 'id'): number {
+  const raw = params[name] ?? '';
+  const id = Number(raw);
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(id) || id < 1) {
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    throw new BadRequestError(`${name} must be an integer id, got "${shown}"`, [{ field: name, message: 'not an integer id', value: shown }]);
+  }
+  return id;
+}

@@ -22,6 +22,8 @@ import { assertNativeUws, mountRoutes, type HttpDeps } from './http-server.ts';
 import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes } from './operational.ts';
 import { policyRoutes } from './policies.ts';
+import { edgeRoutes } from './edges.ts';
+import { resourceRoutes } from './resources.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { Route } from './route.ts';
 import { mountWebSocketRoutes, type WebSocketRoute } from './websocket-routes.ts';
@@ -53,7 +55,7 @@ function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: strin
   // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
-    routes.push(...policyRoutes(engine.policies));
+    routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...policyRoutes(engine.policies));
   }
   return routes;
 }

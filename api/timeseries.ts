@@ -4,9 +4,9 @@ import {
   TimeSeriesByIdsRequest, TimeSeriesCollection, TimeSeriesCreateRequest, TimeSeriesDeleteRequest, TimeSeriesFilterRequest,
   TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
 } from '../schemas/timeseries.ts';
-import { BadRequestError } from '../engine/errors.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX } from '../engine/limits.ts';
 import type { TimeSeriesEngine } from '../engine/timeseries-engine.ts';
+import { idPathParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 
 const TAG = 'Time series';
@@ -46,13 +46,7 @@ export function timeseriesRoutes(timeseries: TimeSeriesEngine): Route[] {
       method: 'get', path: '/timeseries/{id}', operationId: 'getTimeSeries', tag: TAG,
       summary: 'Get one time series by id',
       responses: { 200: { description: 'a collection of one', schema: TimeSeriesCollection }, 400: { description: 'id is not an integer' }, 404: { description: 'missing or not readable (indistinguishable)' } },
-      async handle({ access, params }) {
-        const id = Number(params['id']);
-        if (!/^\d+$/.test(params['id'] ?? '') || !Number.isSafeInteger(id)) {
-          throw new BadRequestError(`id must be an integer, got "${params['id']}"`, [{ field: 'id', message: 'not an integer', value: params['id'] }]);
-        }
-        return ok({ items: [await timeseries.get(access, id)] });
-      },
+      handle: async ({ access, params }) => ok({ items: [await timeseries.get(access, idPathParam(params))] }),
     },
     jsonRoute({
       method: 'post', path: '/timeseries/byids', operationId: 'timeSeriesByIds', tag: TAG,

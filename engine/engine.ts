@@ -7,13 +7,17 @@ import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts
 import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
+import { bindEdgeEngine, type EdgeEngine } from './edge-engine.ts';
+import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
 import { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
 import { bindPolicyEngine, type PolicyEngine } from './policy-engine.ts';
+import { bindResourceEngine, type ResourceEngine } from './resource-engine.ts';
 import { Quotas } from './quotas/quotas.ts';
 import { migrate } from './stores/migrations.ts';
 import { openRelational, type RelationalStore } from './stores/relational.ts';
@@ -34,6 +38,8 @@ export interface Engine {
   labels: LabelEngine;
   units: UnitEngine;
   policies: PolicyEngine;
+  resources: ResourceEngine;
+  edges: EdgeEngine;
   datapoints: DatapointEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
@@ -87,8 +93,12 @@ function bindEngine(
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
   const graph = createGraphGuard(relational);
+  // Naming policies' findings are events, appended in the write's own transaction.
+  const policies = createPolicyEvaluator(async (tx, tenant, findings) => { await appendEvents(tx, tenant, findings); });
   return {
-    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, policies, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    resources: bindResourceEngine({ relational, quotas, graph, policies, nodeStats }),
+    edges: bindEdgeEngine({ relational, quotas, graph, series: series.directory }),
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,

@@ -45,11 +45,15 @@ export class NotFoundError extends DomainError {
   }
 }
 
-/** 409: externalId already taken; lists the duplicated identifiers. */
+/**
+ * 409: a unique key already taken; lists the duplicated keys: identifiers (externalId, id),
+ * or other keys where a record family's uniqueness is not an externalId (an edge's start,
+ * end and type; a relationship type's name), with a message saying what they are.
+ */
 export class DuplicateError extends DomainError {
   readonly code = 'DuplicateError';
-  constructor(readonly duplicated: Identifier[]) {
-    super(`externalId already exists: ${duplicated.map((d) => d.externalId ?? d.id).join(', ')}`);
+  constructor(readonly duplicated: (Identifier | Record<string, unknown>)[], message?: string) {
+    super(message ?? `externalId already exists: ${(duplicated as Identifier[]).map((d) => d.externalId ?? d.id).join(', ')}`);
   }
 }
 

@@ -6,6 +6,7 @@ import type { TimeSeries, TimeSeriesCreate, TimeSeriesFilterRequest, TimeSeriesS
 import type { Identifier } from './errors.ts';
 import type { Access } from './grants/access.ts';
 import type { GraphGuard } from './graph/graph-guard.ts';
+import type { PolicyEvaluator } from './policies/policy-evaluation.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_SEARCH_LIMIT_DEFAULT } from './limits.ts';
 import type { TableStats } from './meta/table-stats.ts';
 import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from './meta/timeseries-read.ts';
@@ -41,6 +42,8 @@ export interface TimeSeriesEngineDeps {
   purgeSeries(tenant: string, seriesIds: number[]): void;
   /** A delete takes the tenant's graph lock, so it cannot race an edge created from the series. */
   graph: GraphGuard;
+  /** Naming policies, evaluated in every create and update transaction. */
+  policies: PolicyEvaluator;
   /** Series keys held for data point requests: forgotten once a change here commits. */
   series: SeriesDirectory;
 }
@@ -57,13 +60,13 @@ export function bindTimeSeriesEngine(deps: TimeSeriesEngineDeps): TimeSeriesEngi
     byIds: async (access, identifiers) => pageJson({ items: await timeSeriesByIdsJson(db, access, identifiers) }),
     async create(access, items) {
       await quotas.chargeNodes(access.tenant, items.length);
-      const created = await createTimeSeries(relational, access, items);
+      const created = await createTimeSeries(relational, access, items, deps.policies);
       nodeStats.noteWrites(created.length);
       return created;
     },
     async update(access, items) {
       try {
-        return await updateTimeSeries(relational, access, items);
+        return await updateTimeSeries(relational, access, items, deps.policies);
       } finally {
         deps.series.forgetTenant(access.tenant);
       }

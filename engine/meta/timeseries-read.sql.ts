@@ -13,12 +13,12 @@ SELECT id, external_id, ${TIMESERIES_JSON} AS j FROM nodes
    AND (id = ANY($3::bigint[]) OR external_id = ANY($4::text[]))`;
 
 /**
- * One filter page: the page's rows are chosen first and only they are turned into JSON
+ * One filter page (time series; resources pass their own record JSON): the page's rows are chosen first and only they are turned into JSON
  * (PostgreSQL would otherwise build the JSON of every matching row before sorting).
  */
-export function filterPageSql(where: string, sortColumn: string, orderBy: string, limitParam: string): string {
+export function filterPageSql(where: string, sortColumn: string, orderBy: string, limitParam: string, recordJson = TIMESERIES_JSON): string {
   return `
-SELECT id, ${sortColumn} AS sort_value, ${TIMESERIES_JSON} AS j
+SELECT id, ${sortColumn} AS sort_value, ${recordJson} AS j
   FROM (SELECT * FROM nodes WHERE ${where} ORDER BY ${orderBy} LIMIT ${limitParam}) AS page
  ORDER BY ${orderBy}`;
 }
@@ -31,7 +31,7 @@ const SEARCH_DOCUMENT = `(coalesce(name, '') || ' ' || external_id || ' ' || coa
  * similarity over name (weighted up), externalId and description (weighted down), a
  * containment bonus, and a bonus for a name or externalId equal to the phrase.
  */
-export function searchSql(where: string, queryParam: string, limitParam: string): string {
+export function searchSql(where: string, queryParam: string, limitParam: string, columns = NODE_COLUMNS): string {
   const q = queryParam;
   const score = `GREATEST(
       word_similarity(${q}, lower(coalesce(name, ''))) * 1.2,
@@ -40,7 +40,7 @@ export function searchSql(where: string, queryParam: string, limitParam: string)
       CASE WHEN strpos(lower${SEARCH_DOCUMENT}, ${q}) > 0 THEN 1.0 ELSE 0 END)
     + CASE WHEN lower(coalesce(name, '')) = ${q} OR lower(external_id) = ${q} THEN 1.0 ELSE 0 END`;
   return `
-SELECT ${NODE_COLUMNS}, ${score} AS score FROM nodes
+SELECT ${columns}, ${score} AS score FROM nodes
  WHERE ${where} AND ${q} <% ${SEARCH_DOCUMENT}
  ORDER BY score DESC, id ASC LIMIT ${limitParam}`;
 }

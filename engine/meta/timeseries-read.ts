@@ -18,7 +18,7 @@ import { toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts'
 import { filterPageSql, searchSql, TIMESERIES_BY_IDS_JSON } from './timeseries-read.sql.ts';
 
 /** Sort allow-list (STYLE §7): SPEC property → column. */
-const SORT_COLUMNS: Record<string, SortColumn> = {
+export const SORT_COLUMNS: Readonly<Record<string, SortColumn>> = {
   id: { column: 'id', nullable: false, kind: 'number' },
   externalId: { column: 'external_id', nullable: false, kind: 'text' },
   name: { column: 'name', nullable: true, kind: 'text' },
@@ -98,12 +98,13 @@ async function filterWhere(db: Queryable, params: SqlParams, access: Access, fil
   ]);
 }
 
-export function normaliseSort(sort: unknown): SortSpec {
+/** A request's sort as one property of `columns` (the family's allow-list) and an order. */
+export function normaliseSort(sort: unknown, columns: Readonly<Record<string, SortColumn>> = SORT_COLUMNS): SortSpec {
   if (sort === undefined) return DEFAULT_TIMESERIES_SORT;
   const item = (Array.isArray(sort) ? sort[0] : sort) as { property: string | string[]; order?: string };
   const property = Array.isArray(item.property) ? (item.property[0] as string) : item.property;
-  if (!(property in SORT_COLUMNS)) {
-    throw new BadRequestError(`sort.property must be one of ${Object.keys(SORT_COLUMNS).join(', ')}`, [{ field: 'sort.property', message: 'not sortable', value: property }]);
+  if (!(property in columns)) {
+    throw new BadRequestError(`sort.property must be one of ${Object.keys(columns).join(', ')}`, [{ field: 'sort.property', message: 'not sortable', value: property }]);
   }
   return { property, order: item.order === 'desc' ? 'desc' : 'asc' };
 }

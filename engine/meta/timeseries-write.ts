@@ -8,6 +8,7 @@ import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphGuard } from '../graph/graph-guard.ts';
+import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
 import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
@@ -44,7 +45,19 @@ async function assertDataSetsExist(db: Queryable, tenant: string, refs: { index:
   }
 }
 
-export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreate[], now = Date.now()): Promise<TimeSeries[]> {
+/** Naming policies checked in the write's transaction (engine/policies/policy-evaluation.ts). */
+type Policies = Pick<PolicyEvaluator, 'evaluate'>;
+
+const governed = (row: NodeRow, path: string, changed?: ReadonlySet<'name' | 'externalId' | 'description'>) =>
+  ({ id: row.id, externalId: row.external_id, name: row.name ?? '', description: row.description, dataSetId: row.data_set_id, path, ...(changed ? { changed } : {}) });
+
+/** The governed fields an update writes (a data set move re-scopes them all). */
+function governedFieldsWritten(update: TimeSeriesUpdateItem['update']): ReadonlySet<'name' | 'externalId' | 'description'> {
+  if (update.dataSetId !== undefined) return new Set(['name', 'externalId', 'description']);
+  return new Set((['name', 'externalId', 'description'] as const).filter((field) => update[field] !== undefined));
+}
+
+export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreate[], policies: Policies, now = Date.now()): Promise<TimeSeries[]> {
   const tenant = access.tenant;
   const unitProblems = items.flatMap((item, index) => checkUnitFields(item, `items.${index}`, index));
   if (unitProblems.length > 0) throw new BadRequestError(`Unknown unit: ${unitProblems.map((p) => p.value).join(', ')}`, unitProblems);
@@ -70,7 +83,9 @@ export async function createTimeSeries(store: RelationalStore, access: Access, i
       ]);
       await ensureLabels(tx, tenant, items.flatMap((i) => i.labels ?? []), now);
       const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
-      return items.map((i) => toTimeSeries(byExternalId.get(i.externalId) as NodeRow));
+      const created = items.map((i) => byExternalId.get(i.externalId) as NodeRow);
+      await policies.evaluate(tx, tenant, 'timeseries', created.map((row, index) => governed(row, `items.${index}`)), now);
+      return created.map(toTimeSeries);
     });
   } catch (error) {
     // A concurrent create took an externalId between our check and the insert.
@@ -96,7 +111,7 @@ const TIMESERIES_UPDATE_RULES: UpdateRules = {
   labels: { shape: 'list' },
 };
 
-export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateItem[], now = Date.now()): Promise<TimeSeries[]> {
+export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateItem[], policies: Policies, now = Date.now()): Promise<TimeSeries[]> {
   const tenant = access.tenant;
   const problems = items.flatMap((item, index) => [
     ...(item.id === undefined && item.externalId === undefined ? [{ field: `items.${index}`, index, message: 'needs an id or an externalId' }] : []),
@@ -129,7 +144,7 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
       const newDataSets = items.flatMap((item, index) => (item.update.dataSetId?.set !== undefined ? [{ index, dataSetId: item.update.dataSetId.set }] : []));
       await assertDataSetsExist(tx, tenant, newDataSets, 'update.dataSetId');
       assertCanWrite(access, [...rows.map((r) => r.data_set_id), ...newDataSets.map((d) => d.dataSetId)], 'time series update');
-      const updated: TimeSeries[] = [];
+      const updated: NodeRow[] = [];
       const capProblems: FieldProblem[] = [];
       const next = items.map((item, index) => {
         const row = rows[index] as NodeRow;
@@ -157,10 +172,11 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
           tenant, n.id, n.externalId, n.name, n.description, n.unit, n.unitExternalId, n.dataSetId, n.source, JSON.stringify(n.metadata), n.labels, now,
         ]);
         if (!out[0]) throw new ConflictError();
-        updated.push(toTimeSeries(out[0]));
+        updated.push(out[0]);
       }
       await ensureLabels(tx, tenant, next.flatMap((n) => n.labels), now);
-      return updated;
+      await policies.evaluate(tx, tenant, 'timeseries', updated.map((row, index) => governed(row, `items.${index}.update`, governedFieldsWritten((items[index] as TimeSeriesUpdateItem).update))), now);
+      return updated.map(toTimeSeries);
     });
   } catch (error) {
     if (isUniqueViolation(error)) {

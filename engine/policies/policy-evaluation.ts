@@ -23,6 +23,12 @@ export interface GovernedRecord {
   description: string | null;
   dataSetId: number | null;
   path: string;
+  /**
+   * On update, the fields the update wrote: only policies on those are evaluated, so a record
+   * that predates a policy can still be updated elsewhere (and renaming it is what fixes it).
+   * Absent on create: every policy of the target applies.
+   */
+  changed?: ReadonlySet<Policy['field']>;
 }
 
 /** A policy_finding event, in the event log's own terms. */
@@ -131,6 +137,7 @@ export function createPolicyEvaluator(appendFindings: AppendFindingEvents): Poli
       const findings: FindingEvent[] = [];
       for (const [index, record] of records.entries()) {
         for (const policy of policies) {
+          if (record.changed && !record.changed.has(policy.field)) continue;
           if (policy.dataSetId !== undefined && !(record.dataSetId !== null && above.get(record.dataSetId)?.has(policy.dataSetId))) continue;
           const pattern = compile(policy.pattern);
           const value = fieldValue(record, policy.field);
