@@ -85,6 +85,8 @@ export async function createResources(
     return await deps.graph.write(tenant, async (tx) => {
       const duplicated = await duplicatedExternalIds(tx, tenant, nodes.map((n) => n.externalId));
       if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
+      // 403 before existence, as for time series: a data set named by id that the caller may not write.
+      assertCanWrite(access, nodes.map((n) => n.dataSetId), 'resource create');
       const dataSets = await resolveDataSets(tx, access, nodes, (index) => `nodes.${index}.dataSetId`);
       assertCanWrite(access, dataSets, 'resource create');
       const { rows } = nodes.length === 0 ? { rows: [] as ResourceRow[] } : await tx.query<ResourceRow>(INSERT_RESOURCES, [
@@ -164,6 +166,7 @@ export async function updateResources(
       }
       const rows = resolved.map((r) => r.row as ResourceRow);
       if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new BadRequestError('The same resource appears twice in one update', [{ field: 'nodes', message: 'duplicate target' }]);
+      assertCanWrite(access, [...rows.map((r) => r.data_set_id), ...items.map((i) => i.update.dataSetId?.set)], 'resource update');
       const newDataSets = await resolveDataSets(tx, access, items.map((i) => ({ dataSetId: i.update.dataSetId?.set })), (index) => `nodes.${index}.update.dataSetId`);
       assertCanWrite(access, [...rows.map((r) => r.data_set_id), ...newDataSets], 'resource update');
       const renamed = items.flatMap((item, index) => (item.update.externalId?.set !== undefined ? [{ externalId: item.update.externalId.set, id: (rows[index] as ResourceRow).id }] : []));
