@@ -138,6 +138,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       const authorization = req.getHeader('authorization');
       const contentType = req.getHeader('content-type');
       const contentLength = contentLengthOf(req.getHeader('content-length'));
+      const extraHeaders = Object.fromEntries((route.requestHeaders ?? []).map((name) => [name, req.getHeader(name)]));
       const rawParams = names.map((_, i) => req.getParameter(i) ?? '');
       const query = queryOf(req.getQuery());
       const withBody = hasBody(req, contentLength);
@@ -176,11 +177,13 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             throw error;
           }
           tenant = caller.tenant;
-          try {
-            limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
-          } catch (error) {
-            deps.metrics.limitHits.inc({ limit: 'rate' });
-            return finish(toErrorReply(error, deps.errorsBase));
+          if (!route.chargesPerCall) {
+            try {
+              limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
+            } catch (error) {
+              deps.metrics.limitHits.inc({ limit: 'rate' });
+              return finish(toErrorReply(error, deps.errorsBase));
+            }
           }
           access = await deps.access(caller);
         }
@@ -195,7 +198,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             if (error instanceof RequestTooLargeError) deps.metrics.limitHits.inc({ limit: 'body-bytes' });
             return finish(toErrorReply(error, deps.errorsBase), true);
           }
-          if (budget === 'write' && !route.public && deps.chargeIngestedBytes) {
+          if (budget === 'write' && !route.public && !route.chargesPerCall && deps.chargeIngestedBytes) {
             try {
               await deps.chargeIngestedBytes(caller.tenant, rawBody.byteLength);
             } catch (error) {
@@ -205,9 +208,17 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           }
           body = bodyOf(route, validate, rawBody, contentType);
         }
+        const chargeRate = (callBudget: 'read' | 'write') => {
+          try {
+            limiter.charge(caller.tenant, caller.sub, callBudget, settingsFor(deps.config, caller.tenant));
+          } catch (error) {
+            deps.metrics.limitHits.inc({ limit: 'rate' });
+            throw error;
+          }
+        };
         const reply = await route.handle({
           caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined, bodyStream,
-          headers: { contentType, authorization }, requestId, log: deps.log,
+          headers: { ...extraHeaders, contentType, authorization }, chargeRate, requestId, log: deps.log,
         });
         finish(reply);
       };

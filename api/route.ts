@@ -28,7 +28,12 @@ export interface RequestContext<Body = unknown> {
   rawBody?: Uint8Array;
   /** The body as it arrives (routes with `streamBody`; see streamed-body.ts). */
   bodyStream?: RequestBodyStream;
-  headers: { contentType: string; authorization: string };
+  headers: { contentType: string; authorization: string; [name: string]: string };
+  /**
+   * Charges one call to the caller's rate budget (routes with `chargesPerCall`, whose calls
+   * are inside the request: /mcp tools); throws RateLimitError past the budget.
+   */
+  chargeRate(budget: 'read' | 'write'): void;
   requestId: string;
   log: Logger;
 }
@@ -80,6 +85,13 @@ export interface Route<Body = any> {
    * and invalid UTF-8 with a 400 before the handler; parsing is the handler's (workers).
    */
   rawBodyJson?: boolean;
+  /** Further request headers the handler reads (lower-case names), in `ctx.headers`. */
+  requestHeaders?: readonly string[];
+  /**
+   * The request itself is not charged to the rate budget: the handler charges each call it
+   * makes with `ctx.chargeRate` (/mcp: every tool call, as a read or a write by what it does).
+   */
+  chargesPerCall?: boolean;
   /** Documentation of query parameters: name → schema. Handlers parse them. */
   query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;

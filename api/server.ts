@@ -23,6 +23,7 @@ import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes } from './operational.ts';
 import { policyRoutes } from './policies.ts';
 import { edgeRoutes } from './edges.ts';
+import { mcpRoutes } from './mcp.ts';
 import { resourceRoutes } from './resources.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { Route } from './route.ts';
@@ -56,6 +57,7 @@ function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: strin
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
     routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...policyRoutes(engine.policies));
+    routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
   }
   return routes;
 }
