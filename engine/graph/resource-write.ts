@@ -3,12 +3,11 @@
 // all-or-nothing. Every check runs before the first row is written where it can; what only
 // the written graph can tell (a resource no root reaches) is checked by the guard before
 // commit, which rolls the whole request back.
-import { getIssues } from '@placemarkio/check-geojson';
 import type { Edge, RelationCreate } from '../../schemas/edges.ts';
 import type { Resource, ResourceCreate, ResourceUpdateItem } from '../../schemas/resources.ts';
 import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
-import { GEOJSON_CHARS_MAX, LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
+import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import { ensureLabels } from '../meta/labels.ts';
 import { lookupNodes } from '../meta/node-lookup.ts';
 import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
@@ -16,6 +15,7 @@ import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts
 import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { insertEdges } from './edge-write.ts';
+import { assertGeoLocations, geoLocationProblems } from './geo-location.ts';
 import type { GraphEdge, GraphGuard } from './graph-guard.ts';
 import { toResource, type ResourceRow } from './resource-rows.ts';
 import { DELETE_EDGES_AT, DELETE_RESOURCES, INSERT_RESOURCES, RESOURCES_FOR_UPDATE, UPDATE_RESOURCE } from './resource-write.sql.ts';
@@ -27,22 +27,6 @@ const UNIQUE_VIOLATION = '23505';
 export interface ResourceWriteDeps {
   graph: GraphGuard;
   policies: Pick<PolicyEvaluator, 'evaluate'>;
-}
-
-/** A GeoJSON location: at most 65,536 characters as JSON, and valid RFC 7946 (a 400 naming it otherwise). */
-function geoLocationProblems(value: unknown, field: string, index: number): { bad: FieldProblem[]; long: FieldProblem[] } {
-  if (value === undefined || value === null) return { bad: [], long: [] };
-  const text = JSON.stringify(value);
-  if (text.length > GEOJSON_CHARS_MAX) return { bad: [], long: [{ field, index, message: `GeoJSON over ${GEOJSON_CHARS_MAX} characters (${text.length})` }] };
-  const issues = getIssues(text).filter((i) => i.severity === 'error');
-  return { bad: issues.length > 0 ? [{ field, index, message: `not valid GeoJSON: ${issues[0]?.message}` }] : [], long: [] };
-}
-
-function assertGeoLocations(problems: { bad: FieldProblem[]; long: FieldProblem[] }[]): void {
-  const long = problems.flatMap((p) => p.long);
-  if (long.length > 0) throw new UnprocessableError('geoLocation is too long', long);
-  const bad = problems.flatMap((p) => p.bad);
-  if (bad.length > 0) throw new BadRequestError(`Invalid geoLocation: ${bad[0]?.message}`, bad);
 }
 
 /** externalIds repeated inside the request or already taken by any node of the tenant. */
@@ -182,7 +166,7 @@ export async function updateResources(
         if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) capProblems.push({ field: `nodes.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` });
         if (labels.length > LABELS_MAX) capProblems.push({ field: `nodes.${index}.update.labels`, index, message: `more than ${LABELS_MAX} labels after update` });
         if (capProblems.length > 0) continue;
-        const geo = u.geoLocation === undefined ? row.geo_location : u.geoLocation.setNull === true ? null : u.geoLocation.set ?? row.geo_location;
+        const geo = applyScalarVerb(row.geo_location, u.geoLocation);
         const { rows: out } = await tx.query<ResourceRow>(UPDATE_RESOURCE, [
           tenant, row.id,
           applyScalarVerb(row.external_id, u.externalId) as string,
