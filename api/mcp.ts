@@ -14,6 +14,7 @@ import { Type } from '@sinclair/typebox';
 import { DomainError } from '../engine/errors.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import type { Logger } from '../engine/log.ts';
+import { parseJsonBody } from './json-body.ts';
 import { McpSessions } from './mcp-sessions.ts';
 import { mcpTools, type McpEngines, type McpTool } from './mcp-tools.ts';
 import { toErrorReply } from './problems.ts';
@@ -69,9 +70,11 @@ async function callTool(d: Dispatch, ctx: RequestContext, request: JSONRPCReques
 async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
   let message: unknown;
   try {
-    message = JSON.parse(Buffer.from(ctx.rawBody ?? new Uint8Array()).toString('utf8'));
+    // The front end's one JSON reader: depth, UTF-8 and duplicate keys refused as everywhere.
+    message = parseJsonBody(ctx.rawBody ?? new Uint8Array(), ctx.headers.contentType);
   } catch (error) {
-    return rpcError(null, ErrorCode.ParseError, `Parse error: ${(error as Error).message}`, 400);
+    if (!(error instanceof DomainError)) throw error;
+    return rpcError(null, ErrorCode.ParseError, `Parse error: ${error.message}`, 400);
   }
   if (Array.isArray(message)) return rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported (send one message per POST)', 400);
   const parsed = JSONRPCMessageSchema.safeParse(message);

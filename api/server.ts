@@ -23,6 +23,7 @@ import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes } from './operational.ts';
 import { policyRoutes } from './policies.ts';
 import { edgeRoutes } from './edges.ts';
+import { eventRoutes } from './events.ts';
 import { mcpRoutes } from './mcp.ts';
 import { resourceRoutes } from './resources.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -56,7 +57,7 @@ function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: strin
   // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
-    routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...policyRoutes(engine.policies));
+    routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...eventRoutes(engine.events), ...policyRoutes(engine.policies));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
   }
   return routes;

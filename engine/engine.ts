@@ -8,6 +8,7 @@ import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngin
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
 import { bindEdgeEngine, type EdgeEngine } from './edge-engine.ts';
+import { bindEventEngine, type EventEngine } from './event-engine.ts';
 import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
@@ -40,6 +41,7 @@ export interface Engine {
   policies: PolicyEngine;
   resources: ResourceEngine;
   edges: EdgeEngine;
+  events: EventEngine;
   datapoints: DatapointEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
@@ -99,6 +101,7 @@ function bindEngine(
     timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, policies, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
     resources: bindResourceEngine({ relational, quotas, graph, policies, nodeStats }),
     edges: bindEdgeEngine({ relational, quotas, graph, series: series.directory }),
+    events: bindEventEngine(relational, quotas),
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,

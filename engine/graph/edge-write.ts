@@ -7,19 +7,13 @@ import { BadRequestError, DuplicateError, type FieldProblem } from '../errors.ts
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphEdge } from './graph-structure.ts';
-import { ASSIGN_SERIES_DATA_SETS, DELETE_EDGES, EDGE_ENDS, EDGES_BY_IDS_FOR_UPDATE, EXISTING_EDGES, INSERT_EDGES } from './edges.sql.ts';
+import { governingDataSet, lookupAnyNodes, type AnyNode } from '../meta/node-lookup.ts';
+import { ASSIGN_SERIES_DATA_SETS, DELETE_EDGES, EDGES_BY_IDS_FOR_UPDATE, EXISTING_EDGES, INSERT_EDGES } from './edges.sql.ts';
 import { BELONGS_TO, ensureRelationshipTypes, hasLetterOrDigit, relationshipTypesByIds, upperCase, type RelationshipTypeRow } from './relationship-types.ts';
 
 /** A node as the edge rules see it. */
-export interface EdgeEnd {
-  id: number;
-  external_id: string;
-  kind: 'resource' | 'timeseries' | 'dataset';
-  data_set_id: number | null;
-}
+export type EdgeEnd = AnyNode;
 
-/** The data set that decides who may read and write a node: a data set governs itself. */
-export const governingDataSet = (node: Pick<EdgeEnd, 'id' | 'kind' | 'data_set_id'>): number | null => (node.kind === 'dataset' ? node.id : node.data_set_id);
 
 /** An edge row with its type name and its ends' governing data sets. */
 export interface EdgeRow {
@@ -59,7 +53,7 @@ interface Resolved {
 async function resolveEnds(tx: Queryable, access: Access, relations: readonly RelationCreate[], field: string): Promise<{ ends: [EdgeEnd, EdgeEnd][]; problems: FieldProblem[] }> {
   const ids = relations.flatMap((r) => [r.fromId, r.toId].filter((v): v is number => v !== undefined));
   const externalIds = relations.flatMap((r) => [r.fromExternalId, r.toExternalId].filter((v): v is string => v !== undefined));
-  const { rows } = ids.length + externalIds.length === 0 ? { rows: [] } : await tx.query<EdgeEnd>(EDGE_ENDS, [access.tenant, [...new Set(ids)], [...new Set(externalIds)]]);
+  const rows = await lookupAnyNodes(tx, access.tenant, ids, externalIds);
   const visible = rows.filter((r) => canRead(access, governingDataSet(r)));
   const byId = new Map(visible.map((r) => [r.id, r]));
   const byExternalId = new Map(visible.map((r) => [r.external_id, r]));

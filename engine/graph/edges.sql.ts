@@ -23,11 +23,6 @@ export const EDGES_BY_IDS_FOR_UPDATE = `${EDGES_BY_IDS} ORDER BY e.id FOR UPDATE
 export const EDGES_OF_NODES = `SELECT ${EDGE_COLUMNS} FROM ${EDGE_FROM}
  WHERE e.tenant = $1 AND (e.start_id = ANY($2::bigint[]) OR e.end_id = ANY($2::bigint[])) ORDER BY e.id LIMIT $3`;
 
-/** Nodes of any kind by ids ($2) or externalIds ($3), with what the edge rules need: $1 tenant. */
-export const EDGE_ENDS = `
-SELECT id, external_id, kind, data_set_id FROM nodes
- WHERE tenant = $1 AND (id = ANY($2::bigint[]) OR external_id = ANY($3::text[]))`;
-
 /** Which of the (start, end, type) triples exist: $1 tenant, $2 starts, $3 ends, $4 types. */
 export const EXISTING_EDGES = `
 SELECT e.start_id, e.end_id, e.type_id FROM edges e

@@ -8,9 +8,10 @@ import type { Resource, ResourceCreate, ResourceUpdateItem } from '../../schemas
 import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
 import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
+import { duplicatedExternalIds } from '../meta/external-ids.ts';
 import { ensureLabels } from '../meta/labels.ts';
 import { lookupNodes } from '../meta/node-lookup.ts';
-import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
+import { governedFieldsWritten, type PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts';
 import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -19,7 +20,6 @@ import { assertGeoLocations, geoLocationProblems } from './geo-location.ts';
 import type { GraphEdge, GraphGuard } from './graph-guard.ts';
 import { toResource, type ResourceRow } from './resource-rows.ts';
 import { DELETE_EDGES_AT, DELETE_RESOURCES, INSERT_RESOURCES, RESOURCES_FOR_UPDATE, UPDATE_RESOURCE } from './resource-write.sql.ts';
-import { TAKEN_EXTERNAL_IDS_EXCEPT } from '../meta/timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -27,14 +27,6 @@ const UNIQUE_VIOLATION = '23505';
 export interface ResourceWriteDeps {
   graph: GraphGuard;
   policies: Pick<PolicyEvaluator, 'evaluate'>;
-}
-
-/** externalIds repeated inside the request or already taken by any node of the tenant. */
-async function duplicatedExternalIds(db: Queryable, tenant: string, externalIds: string[], exceptIds: number[] = []): Promise<string[]> {
-  const seen = new Set<string>();
-  const repeated = externalIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
-  const { rows } = await db.query<{ external_id: string }>(TAKEN_EXTERNAL_IDS_EXCEPT, [tenant, externalIds, exceptIds]);
-  return [...new Set([...rows.map((r) => r.external_id), ...repeated])];
 }
 
 /** Each item's data set (by id or externalId), which must exist and be readable: a 400 naming the item otherwise. */
@@ -124,10 +116,6 @@ const LOCKED_RESOURCES: RecordFamily<ResourceRow> = {
   externalIdOf: (row) => row.external_id,
 };
 
-const governedFields = (update: ResourceUpdateItem['update']): ReadonlySet<'name' | 'externalId' | 'description'> =>
-  update.dataSetId !== undefined ? new Set(['name', 'externalId', 'description'] as const)
-    : new Set((['name', 'externalId', 'description'] as const).filter((f) => update[f] !== undefined));
-
 export async function updateResources(
   deps: ResourceWriteDeps, access: Access, items: ResourceUpdateItem[], relations: RelationCreate[], now = Date.now(),
 ): Promise<ResourceGraph> {
@@ -184,7 +172,7 @@ export async function updateResources(
       const edges = await insertEdges(tx, access, relations, { field: 'relations', now });
       await deps.policies.evaluate(tx, tenant, 'resource', updated.map((r, index) => ({
         id: r.id, externalId: r.external_id, name: r.name ?? '', description: r.description, dataSetId: r.data_set_id,
-        path: `nodes.${index}.update`, changed: governedFields((items[index] as ResourceUpdateItem).update),
+        path: `nodes.${index}.update`, changed: governedFieldsWritten((items[index] as ResourceUpdateItem).update),
       })), now);
       const rootChanges = updated.flatMap((r, index) => (r.is_root !== (rows[index] as ResourceRow).is_root ? [{ id: r.id, isRoot: r.is_root }] : []));
       return { result: { items: updated.map(toResource), relations: edges.edges }, change: { rootChanges, addedEdges: edges.added } };

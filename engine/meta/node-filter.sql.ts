@@ -42,6 +42,7 @@ export function inPredicate(params: SqlParams, column: string, values: number[] 
   return values === undefined ? undefined : `${column} = ANY(${params.bind(values)}::bigint[])`;
 }
 
+/** The parts AND-ed; absent and empty parts (a builder with nothing to say) are left out. */
 export function and(parts: (string | undefined)[]): string {
-  return parts.filter((p): p is string => p !== undefined).join(' AND ');
+  return parts.filter((p): p is string => p !== undefined && p !== '').join(' AND ');
 }

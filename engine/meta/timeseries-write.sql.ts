@@ -1,9 +1,5 @@
 import { NODE_COLUMNS } from './timeseries-rows.sql.ts';
 
-/** externalIds of the tenant's nodes among $2, other than the nodes $3 ($1 tenant). */
-export const TAKEN_EXTERNAL_IDS_EXCEPT = `
-SELECT external_id FROM nodes WHERE tenant = $1 AND external_id = ANY($2::text[]) AND NOT (id = ANY($3::bigint[]))`;
-
 /** Data sets among ids $2 ($1 tenant). */
 export const EXISTING_DATA_SETS = `SELECT id FROM nodes WHERE tenant = $1 AND kind = 'dataset' AND id = ANY($2::bigint[])`;
 

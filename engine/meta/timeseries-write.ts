@@ -8,28 +8,21 @@ import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphGuard } from '../graph/graph-guard.ts';
-import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
+import { governedFieldsWritten, type PolicyEvaluator } from '../policies/policy-evaluation.ts';
+import { duplicatedExternalIds } from './external-ids.ts';
 import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
 import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
 import { checkUnitFields } from './timeseries-units.ts';
 import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import {
-  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, TAKEN_EXTERNAL_IDS_EXCEPT, UPDATE_TIMESERIES,
+  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, UPDATE_TIMESERIES,
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === UNIQUE_VIOLATION;
-}
-
-/** externalIds repeated inside the request or already taken in the tenant. */
-async function duplicatedExternalIds(db: Queryable, tenant: string, externalIds: string[], exceptIds: number[] = []): Promise<string[]> {
-  const seen = new Set<string>();
-  const repeated = new Set(externalIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false))));
-  const { rows } = await db.query<{ external_id: string }>(TAKEN_EXTERNAL_IDS_EXCEPT, [tenant, externalIds, exceptIds]);
-  return [...new Set([...rows.map((r) => r.external_id), ...repeated])];
 }
 
 /** SPEC: `dataSetId` must reference an existing data set (400 naming the item). */
@@ -50,12 +43,6 @@ type Policies = Pick<PolicyEvaluator, 'evaluate'>;
 
 const governed = (row: NodeRow, path: string, changed?: ReadonlySet<'name' | 'externalId' | 'description'>) =>
   ({ id: row.id, externalId: row.external_id, name: row.name ?? '', description: row.description, dataSetId: row.data_set_id, path, ...(changed ? { changed } : {}) });
-
-/** The governed fields an update writes (a data set move re-scopes them all). */
-function governedFieldsWritten(update: TimeSeriesUpdateItem['update']): ReadonlySet<'name' | 'externalId' | 'description'> {
-  if (update.dataSetId !== undefined) return new Set(['name', 'externalId', 'description']);
-  return new Set((['name', 'externalId', 'description'] as const).filter((field) => update[field] !== undefined));
-}
 
 export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreate[], policies: Policies, now = Date.now()): Promise<TimeSeries[]> {
   const tenant = access.tenant;

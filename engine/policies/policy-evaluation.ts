@@ -31,6 +31,15 @@ export interface GovernedRecord {
   changed?: ReadonlySet<Policy['field']>;
 }
 
+/**
+ * The governed fields an update writes, for GovernedRecord.changed: those it names, or all of
+ * them when it moves the record to another data set (the policies that apply change with it).
+ */
+export function governedFieldsWritten(update: Partial<Record<Policy['field'] | 'dataSetId', unknown>>): ReadonlySet<Policy['field']> {
+  const fields = ['name', 'externalId', 'description'] as const satisfies readonly Policy['field'][];
+  return new Set(update.dataSetId !== undefined ? fields : fields.filter((field) => update[field] !== undefined));
+}
+
 /** A policy_finding event, in the event log's own terms. */
 export interface FindingEvent {
   id: string;
