@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import {
   GovernanceTemplateApplyRequest, GovernanceTemplateCollection, GovernanceTemplateCreateRequest, GovernanceTemplateDeleteRequest, PolicyByIdsRequest,
-  PolicyCollection, PolicyCreateRequest, PolicyDeleteRequest, PolicyPage, PolicyUpdateRequest,
+  PolicyCollection, PolicyCreateRequest, PolicyDeleteRequest, PolicyFindingsPage, PolicyFindingsRequest, PolicyPage, PolicyUpdateRequest,
 } from '../schemas/policies.ts';
 import type { PolicyEngine } from '../engine/policy-engine.ts';
 import { integerQueryParam } from './query-params.ts';
@@ -104,6 +104,14 @@ export function policyRoutes(policies: PolicyEngine): Route[] {
       body: GovernanceTemplateApplyRequest,
       responses: { 200: { description: 'the template\'s policies on the data set', schema: PolicyCollection }, 400: { description: 'unknown template or data set' }, 403: { description: 'no write grant on the data set' } },
       handle: async ({ access, body }) => ok({ items: await policies.applyTemplate(access, body) }),
+    }),
+    jsonRoute({
+      method: 'post', path: '/policies/findings', operationId: 'policyFindings', tag: TAG,
+      summary: 'The current state of each policy finding, folded server-side',
+      description: 'Folds the whole policy_finding event stream as SPEC\'s lifecycle says: events grouped by externalId, the last by eventTime (ties by event id) gives the state (RESOLVED when it asserts RESOLVED, else OPEN). Filter by `policyExternalId`, `state` (of the folded finding, never of single events) and `dataSetIds` (with descendants); ordered by finding externalId, cursor paging, `limit` default 100, max 1,000. Findings of unreadable data sets are omitted. Charged as a write by SPEC\'s rule (its last path segment is not a read word).',
+      body: PolicyFindingsRequest,
+      responses: { 200: { description: 'a page of findings', schema: PolicyFindingsPage }, 400: { description: 'bad cursor' } },
+      handle: async ({ access, body }) => ok(await policies.findings(access, body)),
     }),
   ];
 }

@@ -2,10 +2,11 @@
 // naming policies, governance templates and the folded state of policy findings. Creating a
 // policy charges the tenant's node quota (SPEC counts policies among nodes and objects).
 import type {
-  GovernanceTemplate, GovernanceTemplateApplyRequest, GovernanceTemplateCreate, Policy, PolicyCreate, PolicyUpdateItem,
+  GovernanceTemplate, GovernanceTemplateApplyRequest, GovernanceTemplateCreate, Policy, PolicyCreate, PolicyFinding, PolicyFindingsRequest, PolicyUpdateItem,
 } from '../schemas/policies.ts';
 import type { Identifier } from './errors.ts';
 import type { Access } from './grants/access.ts';
+import { listFindings } from './policies/findings.ts';
 import { applyTemplate, createTemplates, deleteTemplates, listTemplates } from './policies/governance-templates.ts';
 import { createPolicies, deletePolicies, listPolicies, policiesByIds, updatePolicies } from './policies/policies.ts';
 import type { Quotas } from './quotas/quotas.ts';
@@ -27,6 +28,8 @@ export interface PolicyEngine {
   deleteTemplates(access: Access, externalIds: string[]): Promise<void>;
   /** The template's policies on the data set, created where missing. */
   applyTemplate(access: Access, request: GovernanceTemplateApplyRequest): Promise<Policy[]>;
+  /** Each finding's current state, folded from its whole event stream. */
+  findings(access: Access, request: PolicyFindingsRequest): Promise<{ items: PolicyFinding[]; nextCursor?: string }>;
 }
 
 export function bindPolicyEngine(relational: RelationalStore, quotas: Quotas): PolicyEngine {
@@ -46,5 +49,6 @@ export function bindPolicyEngine(relational: RelationalStore, quotas: Quotas): P
     async applyTemplate(access, request) {
       return applyTemplate(relational, access, request, Date.now(), (count) => quotas.chargeNodes(access.tenant, count));
     },
+    findings: (access, request) => listFindings(db, access, { ...request, limit: request.limit ?? POLICY_LIST_LIMIT_DEFAULT }),
   };
 }

@@ -67,9 +67,14 @@ const METADATA_VALUE_CHARS_MAX = 1_024;
 /** A fixed namespace for the name-based (v5) ids of raise events. */
 const FINDING_ID_NAMESPACE = Buffer.from('6f1c0a52b7e44a8f9d3e2c51a0b7f4d1', 'hex');
 
+/** Every finding of one policy has an externalId starting so (then the node id). */
+export function findingPrefix(policyExternalId: string): string {
+  return `policy_finding_${policyExternalId}_`;
+}
+
 /** SPEC "Policy finding": the finding's externalId, shared by all its events. */
 export function findingExternalId(policyExternalId: string, nodeId: number): string {
-  return `policy_finding_${policyExternalId}_${nodeId}`;
+  return `${findingPrefix(policyExternalId)}${nodeId}`;
 }
 
 /** SPEC "Policy finding": the source, cut to 128 characters. */
