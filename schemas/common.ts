@@ -38,6 +38,46 @@ export const Labels = Type.Array(Type.String({ minLength: 1, maxLength: CAPS.lab
   description: 'label externalIds; a new name creates the label',
 });
 
+/** Update verbs (SPEC "Update verbs per field"): `set` replaces, `setNull: true` clears; both together is a 400 the engine reports. */
+export const SetOrNull = <T extends TSchema>(value: T) =>
+  Type.Object({ set: Type.Optional(value), setNull: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+
+/** The verbs of `metadata`: also `add` (set keys) and `remove` (delete keys). */
+export const MetadataUpdate = Type.Object({
+  set: Type.Optional(Metadata),
+  setNull: Type.Optional(Type.Boolean()),
+  add: Type.Optional(Metadata),
+  remove: Type.Optional(Type.Array(Type.String({ maxLength: CAPS.metadataKeyCharsMax }), { maxItems: CAPS.metadataEntriesMax })),
+}, { additionalProperties: false });
+
+/** The verbs of `labels`: also `add` (append missing) and `remove`. */
+export const LabelsUpdate = Type.Object({
+  set: Type.Optional(Labels),
+  setNull: Type.Optional(Type.Boolean()),
+  add: Type.Optional(Labels),
+  remove: Type.Optional(Labels),
+}, { additionalProperties: false });
+
+/** A filter field taking a bare value or a list (SPEC "Time series filter": list fields accept either). */
+export const OneOrMany = <T extends TSchema>(value: T) => Type.Union([value, Type.Array(value, { maxItems: 1000 })]);
+/** One entry of a pattern list. */
+export const Pattern = Type.String({ maxLength: 512, description: '`*` and `%` are wildcards, `_` is literal, case-insensitive; no wildcard means exact' });
+export const TimeRange = Type.Object({ min: Type.Optional(EpochMs), max: Type.Optional(EpochMs) }, { description: 'inclusive min and max' });
+/** A `dataSetId` filter entry; descendants are included and unreadable data sets silently omitted. */
+export const DataSetRef = Type.Union([Type.Object({ id: Id }), Type.Object({ externalId: ExternalId })]);
+export const LabelsFilter = OneOrMany(Type.String({ maxLength: CAPS.labelCharsMax }));
+export const MetadataFilter = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), { description: 'every entry must be present; a null value matches the key alone' });
+
+/** `sort`: one property of `properties` (bare or in a list of one), `id` appended as tie-break. */
+export const SortSchema = <P extends string>(properties: readonly P[]) => {
+  const property = Type.Union(properties.map((p) => Type.Literal(p)));
+  const item = Type.Object({
+    property: Type.Union([property, Type.Array(property, { minItems: 1, maxItems: 1 })]),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+  });
+  return Type.Union([item, Type.Array(item, { minItems: 1, maxItems: 1 })], { description: 'one property; `id` is appended as tie-break' });
+};
+
 export const IdentifierSchema = Type.Union([
   Type.Object({ id: Id, externalId: Type.Optional(ExternalId) }),
   Type.Object({ externalId: ExternalId, id: Type.Optional(Id) }),

@@ -1,7 +1,10 @@
 // Resources (SPEC "Resources"; issue 8 fixes the shapes, CDF-asset-like): nodes of the asset
 // graph, created and updated together with relations, hanging from root resources.
 import { Type, type Static } from '@sinclair/typebox';
-import { CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Labels, Metadata, PagedResponse, ItemsResponse } from './common.ts';
+import {
+  CAPS, DataSetRef, Description, EpochMs, ExternalId, Id, IdentifierSchema, ItemsResponse, Labels, LabelsFilter, LabelsUpdate, Metadata, MetadataFilter, MetadataUpdate,
+  OneOrMany, PagedResponse, Pattern, SetOrNull, SortSchema, TimeRange,
+} from './common.ts';
 import { Edge, RelationCreate } from './edges.ts';
 
 /** SPEC Limits: nodes and relations in /resources/create and /resources/update, each. */
@@ -46,28 +49,15 @@ export type ResourceCreateRequest = Static<typeof ResourceCreateRequest>;
 
 export const ResourceGraphResponse = Type.Object({ items: Type.Array(Resource), relations: Type.Array(Edge) });
 
-const SetOrNull = <T extends ReturnType<typeof Type.String> | typeof Id | typeof GeoLocation>(value: T) =>
-  Type.Object({ set: Type.Optional(value), setNull: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-
 export const ResourceUpdateFields = Type.Object({
-  externalId: Type.Optional(Type.Object({ set: Type.Optional(ExternalId), setNull: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
-  name: Type.Optional(Type.Object({ set: Type.Optional(Name), setNull: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+  externalId: Type.Optional(SetOrNull(ExternalId)),
+  name: Type.Optional(SetOrNull(Name)),
   description: Type.Optional(SetOrNull(Description)),
   isRoot: Type.Optional(Type.Object({ set: Type.Boolean() }, { additionalProperties: false })),
   dataSetId: Type.Optional(SetOrNull(Id)),
   geoLocation: Type.Optional(SetOrNull(GeoLocation)),
-  metadata: Type.Optional(Type.Object({
-    set: Type.Optional(Metadata),
-    setNull: Type.Optional(Type.Boolean()),
-    add: Type.Optional(Metadata),
-    remove: Type.Optional(Type.Array(Type.String({ maxLength: CAPS.metadataKeyCharsMax }), { maxItems: CAPS.metadataEntriesMax })),
-  }, { additionalProperties: false })),
-  labels: Type.Optional(Type.Object({
-    set: Type.Optional(Labels),
-    setNull: Type.Optional(Type.Boolean()),
-    add: Type.Optional(Labels),
-    remove: Type.Optional(Labels),
-  }, { additionalProperties: false })),
+  metadata: Type.Optional(MetadataUpdate),
+  labels: Type.Optional(LabelsUpdate),
 }, { additionalProperties: false });
 
 export const ResourceUpdateItem = Type.Object({
@@ -83,32 +73,28 @@ export const ResourceUpdateRequest = Type.Object({
 }, { additionalProperties: false });
 export type ResourceUpdateRequest = Static<typeof ResourceUpdateRequest>;
 
-const PatternList = Type.Union([Type.String({ maxLength: CAPS.externalIdCharsMax }), Type.Array(Type.String({ maxLength: CAPS.externalIdCharsMax }), { maxItems: 100 })]);
-const DataSetRef = Type.Union([Type.Object({ id: Id }, { additionalProperties: false }), Type.Object({ externalId: ExternalId }, { additionalProperties: false })]);
-const TimeRange = Type.Object({ min: Type.Optional(EpochMs), max: Type.Optional(EpochMs) }, { additionalProperties: false });
-
+/** The time series filter's fields that resources have (the same rules), plus `description` patterns and `isRoot`. */
 export const ResourceFilter = Type.Object({
-  id: Type.Optional(Type.Union([Id, Type.Array(Id, { maxItems: 10_000 })])),
-  externalId: Type.Optional(PatternList),
-  name: Type.Optional(PatternList),
-  description: Type.Optional(PatternList),
+  dataSetId: Type.Optional(OneOrMany(DataSetRef)),
+  id: Type.Optional(OneOrMany(Id)),
+  externalId: Type.Optional(OneOrMany(Pattern)),
+  name: Type.Optional(OneOrMany(Pattern)),
+  description: Type.Optional(OneOrMany(Pattern)),
   isRoot: Type.Optional(Type.Boolean()),
-  dataSetId: Type.Optional(Type.Union([DataSetRef, Type.Array(DataSetRef, { maxItems: 100 })])),
-  labels: Type.Optional(Type.Union([Type.String({ maxLength: CAPS.labelCharsMax }), Type.Array(Type.String({ maxLength: CAPS.labelCharsMax }), { maxItems: CAPS.labelsMax })])),
-  metadata: Type.Optional(Type.Record(Type.String({ maxLength: CAPS.metadataKeyCharsMax }), Type.Union([Type.String({ maxLength: CAPS.metadataValueCharsMax }), Type.Null()]), { maxProperties: CAPS.metadataEntriesMax })),
+  labels: Type.Optional(LabelsFilter),
+  metadata: Type.Optional(MetadataFilter),
   createdTime: Type.Optional(TimeRange),
   lastUpdatedTime: Type.Optional(TimeRange),
 }, { additionalProperties: false });
 export type ResourceFilter = Static<typeof ResourceFilter>;
 
-const SortProperty = Type.Union(['id', 'externalId', 'name', 'description', 'createdTime', 'lastUpdatedTime', 'dataSetId'].map((p) => Type.Literal(p)));
-const SortItem = Type.Object({ property: SortProperty, order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) }, { additionalProperties: false });
+export const SORTABLE_RESOURCE_PROPERTIES = ['id', 'externalId', 'name', 'description', 'createdTime', 'lastUpdatedTime', 'dataSetId'] as const;
 
 export const ResourceFilterRequest = Type.Object({
   filter: Type.Optional(ResourceFilter),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 })),
-  sort: Type.Optional(Type.Union([SortItem, Type.Array(SortItem, { minItems: 1, maxItems: 1 })])),
-  cursor: Type.Optional(Type.String()),
+  sort: Type.Optional(SortSchema(SORTABLE_RESOURCE_PROPERTIES)),
+  cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 export type ResourceFilterRequest = Static<typeof ResourceFilterRequest>;
 

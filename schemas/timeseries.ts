@@ -1,6 +1,9 @@
 // Time series: records, create/update/filter/search/list requests (SPEC "Time series").
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, Labels, Metadata, PagedResponse, ItemsResponse, CAPS } from './common.ts';
+import {
+  CAPS, DataSetRef, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, Labels, LabelsFilter, LabelsUpdate, Metadata, MetadataFilter,
+  MetadataUpdate, OneOrMany, PagedResponse, Pattern, SetOrNull, SortSchema, TimeRange,
+} from './common.ts';
 
 export const ValueTypeSchema = Type.Union(
   ['BIGINT', 'FLOAT', 'FLOAT32', 'NUMERIC', 'DECIMAL32', 'TEXT', 'MIXED'].map((v) => Type.Literal(v)),
@@ -47,10 +50,6 @@ export const TimeSeriesCreateRequest = Items(TimeSeriesCreate);
 export const TimeSeriesCollection = ItemsResponse(TimeSeries);
 export const TimeSeriesPage = PagedResponse(TimeSeries);
 
-/** `set` replaces, `setNull: true` clears; both together is a 400 checked by the engine. */
-const SetOrNull = <T extends TSchema>(value: T) =>
-  Type.Object({ set: Type.Optional(value), setNull: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-
 export const TimeSeriesUpdateFields = Type.Object({
   externalId: Type.Optional(Type.Object({ set: Type.Optional(ExternalId), setNull: Type.Optional(Type.Boolean()) })),
   name: Type.Optional(Type.Object({ set: Type.Optional(Name), setNull: Type.Optional(Type.Boolean()) })),
@@ -60,18 +59,8 @@ export const TimeSeriesUpdateFields = Type.Object({
   dataSetId: Type.Optional(SetOrNull(Id)),
   source: Type.Optional(SetOrNull(Source)),
   valueType: Type.Optional(Type.Object({ set: Type.Optional(Type.Unknown()), setNull: Type.Optional(Type.Boolean()) }, { description: 'immutable: any change is a 400' })),
-  metadata: Type.Optional(Type.Object({
-    set: Type.Optional(Metadata),
-    setNull: Type.Optional(Type.Boolean()),
-    add: Type.Optional(Metadata),
-    remove: Type.Optional(Type.Array(Type.String({ maxLength: CAPS.metadataKeyCharsMax }), { maxItems: CAPS.metadataEntriesMax })),
-  }, { additionalProperties: false })),
-  labels: Type.Optional(Type.Object({
-    set: Type.Optional(Labels),
-    setNull: Type.Optional(Type.Boolean()),
-    add: Type.Optional(Labels),
-    remove: Type.Optional(Labels),
-  }, { additionalProperties: false })),
+  metadata: Type.Optional(MetadataUpdate),
+  labels: Type.Optional(LabelsUpdate),
 }, { additionalProperties: false });
 export type TimeSeriesUpdateFields = Static<typeof TimeSeriesUpdateFields>;
 
@@ -83,11 +72,6 @@ export const TimeSeriesUpdateItem = Type.Object({
 export type TimeSeriesUpdateItem = Static<typeof TimeSeriesUpdateItem>;
 export const TimeSeriesUpdateRequest = Items(TimeSeriesUpdateItem);
 
-const OneOrMany = <T extends TSchema>(value: T) => Type.Union([value, Type.Array(value, { maxItems: 1000 })]);
-const Pattern = Type.String({ maxLength: 512, description: '`*` and `%` are wildcards, `_` is literal, case-insensitive; no wildcard means exact' });
-const TimeRange = Type.Object({ min: Type.Optional(EpochMs), max: Type.Optional(EpochMs) }, { description: 'inclusive min and max' });
-const DataSetRef = Type.Union([Type.Object({ id: Id }), Type.Object({ externalId: ExternalId })]);
-
 export const TimeSeriesFilter = Type.Object({
   dataSetId: Type.Optional(OneOrMany(DataSetRef)),
   id: Type.Optional(OneOrMany(Id)),
@@ -96,21 +80,16 @@ export const TimeSeriesFilter = Type.Object({
   source: Type.Optional(OneOrMany(Pattern)),
   unit: Type.Optional(OneOrMany(Pattern)),
   unitExternalId: Type.Optional(OneOrMany(Pattern)),
-  labels: Type.Optional(OneOrMany(Type.String({ maxLength: CAPS.labelCharsMax }))),
+  labels: Type.Optional(LabelsFilter),
   valueType: Type.Optional(Type.String({ description: 'one of the seven value types, case-insensitive' })),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), { description: 'every entry must be present; a null value matches the key alone' })),
+  metadata: Type.Optional(MetadataFilter),
   createdTime: Type.Optional(TimeRange),
   lastUpdatedTime: Type.Optional(TimeRange),
 }, { additionalProperties: false });
 export type TimeSeriesFilter = Static<typeof TimeSeriesFilter>;
 
 export const SORTABLE_TIMESERIES_PROPERTIES = ['id', 'externalId', 'name', 'source', 'description', 'createdTime', 'lastUpdatedTime', 'dataSetId'] as const;
-const SortProperty = Type.Union(SORTABLE_TIMESERIES_PROPERTIES.map((p) => Type.Literal(p)));
-const SortItem = Type.Object({
-  property: Type.Union([SortProperty, Type.Array(SortProperty, { minItems: 1, maxItems: 1 })]),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-});
-export const TimeSeriesSort = Type.Union([SortItem, Type.Array(SortItem, { minItems: 1, maxItems: 1 })], { description: 'one property; `id` is appended as tie-break' });
+export const TimeSeriesSort = SortSchema(SORTABLE_TIMESERIES_PROPERTIES);
 
 export const TimeSeriesFilterRequest = Type.Object({
   filter: Type.Optional(TimeSeriesFilter),

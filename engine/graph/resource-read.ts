@@ -3,17 +3,12 @@
 // keyset paging, and search (fuzzy over name, externalId and description; its filter is
 // ignored, as SPEC says). Unreadable resources behave as missing everywhere.
 import type { Edge } from '../../schemas/edges.ts';
-import type { Resource, ResourceFilter, ResourceFilterRequest } from '../../schemas/resources.ts';
+import { SORTABLE_RESOURCE_PROPERTIES, type Resource, type ResourceFilter, type ResourceFilterRequest } from '../../schemas/resources.ts';
 import { NotFoundError, type Identifier } from '../errors.ts';
 import { readableIds, type Access } from '../grants/access.ts';
-import { afterCursor, decodeCursor, encodeCursor, orderBy, type SortColumn } from '../meta/keyset-cursor.ts';
-import {
-  and, inPredicate, labelsPredicate, metadataPredicate, patternPredicate, rangePredicate, readablePredicate, resolveDataSetFilter, tenantKind, type DataSetRef,
-} from '../meta/node-filter.ts';
-import { normaliseSort, SORT_COLUMNS } from '../meta/timeseries-read.ts';
-import { filterPageSql, searchSql } from '../meta/timeseries-read.sql.ts';
+import { and, nodeFilterParts, patternPredicate, readablePredicate, tenantKind } from '../meta/node-filter.ts';
+import { nodePageJson, searchNodes, sortColumnsOf } from '../meta/node-page.ts';
 import type { JsonPage } from '../meta/timeseries-rows.ts';
-import { asList } from '../records/patterns.ts';
 import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
@@ -21,10 +16,8 @@ import { edgesOfNode } from './edge-read.ts';
 import { RESOURCE_COLUMNS, RESOURCE_JSON, toResource, type ResourceRow } from './resource-rows.ts';
 import { RESOURCES_BY_KEYS } from './resource-read.sql.ts';
 
-/** Sortable properties: the time series ones resources have. */
-const RESOURCE_SORT_COLUMNS: Readonly<Record<string, SortColumn>> = Object.fromEntries(
-  ['id', 'externalId', 'name', 'description', 'createdTime', 'lastUpdatedTime', 'dataSetId'].map((p) => [p, SORT_COLUMNS[p] as SortColumn]),
-);
+/** Sort allow-list (STYLE §7): the node columns resources sort by. */
+const RESOURCE_SORT_COLUMNS = sortColumnsOf(SORTABLE_RESOURCE_PROPERTIES);
 
 /** Readable resources: the resolver's family for get and byids. */
 const readableResources = (access: Access): RecordFamily<ResourceRow> => ({
@@ -58,44 +51,26 @@ export async function resourcesByIds(db: Queryable, access: Access, identifiers:
   return resolved.flatMap(({ row }) => (row && !seen.has(row.id) ? (seen.add(row.id), [toResource(row)]) : []));
 }
 
+/** The time series filter's rules where the fields match, plus `description` patterns and `isRoot`. */
 async function filterWhere(db: Queryable, params: SqlParams, access: Access, filter: ResourceFilter = {}): Promise<string> {
-  const dataSetIds = await resolveDataSetFilter(db, access, filter.dataSetId as DataSetRef | DataSetRef[] | undefined);
   return and([
-    tenantKind(params, access.tenant, 'resource'),
-    readablePredicate(params, access),
-    inPredicate(params, 'data_set_id', dataSetIds),
-    inPredicate(params, 'id', asList(filter.id)),
-    patternPredicate(params, 'external_id', filter.externalId),
-    patternPredicate(params, 'name', filter.name),
+    ...await nodeFilterParts(db, params, access, 'resource', filter),
     patternPredicate(params, 'description', filter.description),
     filter.isRoot === undefined ? undefined : `is_root = ${params.bind(filter.isRoot)}`,
-    labelsPredicate(params, filter.labels),
-    metadataPredicate(params, filter.metadata),
-    rangePredicate(params, 'created_time', filter.createdTime),
-    rangePredicate(params, 'last_updated_time', filter.lastUpdatedTime),
   ]);
 }
 
 /** One filter page of readable resources as JSON texts; newest created first unless sorted. */
 export async function filterResourcesJson(db: Queryable, access: Access, request: ResourceFilterRequest & { limit: number }): Promise<JsonPage> {
-  const sort = normaliseSort(request.sort, RESOURCE_SORT_COLUMNS);
-  const col = RESOURCE_SORT_COLUMNS[sort.property] as SortColumn;
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, request.filter);
-  const keyset = request.cursor ? afterCursor(params, col, sort.order, decodeCursor(request.cursor, sort, col)) : undefined;
-  const sql = filterPageSql(and([where, keyset]), col.column, orderBy(col, sort.order), params.bind(request.limit + 1), RESOURCE_JSON);
-  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(sql, params.values);
-  const page = rows.slice(0, request.limit);
-  const last = page[page.length - 1];
-  const items = page.map((r) => r.j);
-  return rows.length > request.limit && last ? { items, nextCursor: encodeCursor(sort, last.sort_value ?? null, last.id) } : { items };
+  return nodePageJson(db, { where, params, sort: request.sort, cursor: request.cursor, limit: request.limit, columns: RESOURCE_SORT_COLUMNS, recordJson: RESOURCE_JSON });
 }
 
 /** SPEC: fuzzy over name, externalId and description, ranked, id as tie-break; the filter is ignored. */
 export async function searchResources(db: Queryable, access: Access, query: { search: string; limit: number }): Promise<Resource[]> {
   const params = new SqlParams();
   const where = and([tenantKind(params, access.tenant, 'resource'), readablePredicate(params, access)]);
-  const sql = searchSql(where, params.bind(query.search.toLowerCase()), params.bind(query.limit), RESOURCE_COLUMNS);
-  const { rows } = await db.query<ResourceRow & { score: number }>(sql, params.values);
+  const rows = await searchNodes<ResourceRow>(db, { where, params, search: query.search, limit: query.limit, columns: RESOURCE_COLUMNS });
   return rows.map(toResource);
 }

@@ -1,7 +1,9 @@
-// The filters of nodes every node family needs: the readable data sets and SPEC's
-// `dataSetId` rule (entries by id or externalId, descendants included). The WHERE-clause
-// builders are in node-filter.sql.ts, the pattern compiler in engine/records/patterns.ts.
+// The filters of nodes every node family needs: the readable data sets, SPEC's `dataSetId`
+// rule (entries by id or externalId, descendants included) and the time series filter's
+// fields that every node family has (nodeFilterParts). The WHERE-clause builders are in
+// node-filter.sql.ts, the pattern compiler in engine/records/patterns.ts.
 import type { SqlParams } from '../stores/sql-params.ts';
+import type { NodeKind } from './node-lookup.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { readableIds, type Access } from '../grants/access.ts';
 import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
@@ -34,4 +36,36 @@ export async function resolveDataSetFilter(db: Queryable, access: Access, refs: 
   if (ids.length === 0 && externalIds.length === 0) return [];
   const { rows } = await db.query<{ id: number }>(DESCENDANT_DATA_SETS, [access.tenant, ids, externalIds]);
   return rows.map((r) => r.id).filter((id) => access.readable === null || access.readable.has(id));
+}
+
+/** The time series filter's fields that every node family has (SPEC "Time series filter"). */
+export interface NodeFilterFields {
+  dataSetId?: DataSetRef | DataSetRef[];
+  id?: number | number[];
+  externalId?: string | string[];
+  name?: string | string[];
+  labels?: string | string[];
+  metadata?: Record<string, string | null>;
+  createdTime?: { min?: number; max?: number };
+  lastUpdatedTime?: { min?: number; max?: number };
+}
+
+/**
+ * The WHERE parts of those fields for one family, with the tenant, the kind and the caller's
+ * readable data sets; the family AND-s its own fields to them.
+ */
+export async function nodeFilterParts(db: Queryable, params: SqlParams, access: Access, kind: NodeKind, filter: NodeFilterFields): Promise<(string | undefined)[]> {
+  const dataSetIds = await resolveDataSetFilter(db, access, filter.dataSetId);
+  return [
+    tenantKind(params, access.tenant, kind),
+    readablePredicate(params, access),
+    inPredicate(params, 'data_set_id', dataSetIds),
+    inPredicate(params, 'id', asList(filter.id)),
+    patternPredicate(params, 'external_id', filter.externalId),
+    patternPredicate(params, 'name', filter.name),
+    labelsPredicate(params, filter.labels),
+    metadataPredicate(params, filter.metadata),
+    rangePredicate(params, 'created_time', filter.createdTime),
+    rangePredicate(params, 'last_updated_time', filter.lastUpdatedTime),
+  ];
 }

@@ -1,36 +1,20 @@
 // Time series reads (SPEC "Time series"): get, byids, list, filter with keyset paging, and
 // fuzzy search. Unreadable records behave as missing everywhere.
-import type { TimeSeries, TimeSeriesFilter } from '../../schemas/timeseries.ts';
+import { SORTABLE_TIMESERIES_PROPERTIES, type TimeSeries, type TimeSeriesFilter } from '../../schemas/timeseries.ts';
 import { BadRequestError, NotFoundError, type Identifier } from '../errors.ts';
 import { canRead, readableIds, type Access } from '../grants/access.ts';
 import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
 import { VALUE_TYPES } from '../datapoints/types.ts';
-import { afterCursor, decodeCursor, encodeCursor, orderBy, type SortColumn, type SortSpec } from './keyset-cursor.ts';
 import { lookupNodes } from './node-lookup.ts';
-import {
-  and, inPredicate, labelsPredicate, metadataPredicate, patternPredicate, rangePredicate, readablePredicate, resolveDataSetFilter, tenantKind,
-  type DataSetRef,
-} from './node-filter.ts';
-import { asList } from '../records/patterns.ts';
-import { toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
-import { filterPageSql, searchSql, TIMESERIES_BY_IDS_JSON } from './timeseries-read.sql.ts';
+import { and, nodeFilterParts, patternPredicate } from './node-filter.ts';
+import { nodePageJson, searchNodes, sortColumnsOf } from './node-page.ts';
+import { NODE_COLUMNS, TIMESERIES_JSON, toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
+import { TIMESERIES_BY_IDS_JSON } from './timeseries-read.sql.ts';
 
-/** Sort allow-list (STYLE §7): SPEC property → column. */
-export const SORT_COLUMNS: Readonly<Record<string, SortColumn>> = {
-  id: { column: 'id', nullable: false, kind: 'number' },
-  externalId: { column: 'external_id', nullable: false, kind: 'text' },
-  name: { column: 'name', nullable: true, kind: 'text' },
-  source: { column: 'source', nullable: true, kind: 'text' },
-  description: { column: 'description', nullable: true, kind: 'text' },
-  createdTime: { column: 'created_time', nullable: false, kind: 'number' },
-  lastUpdatedTime: { column: 'last_updated_time', nullable: false, kind: 'number' },
-  dataSetId: { column: 'data_set_id', nullable: true, kind: 'number' },
-};
-
-/** SPEC: results default to newest created first. */
-export const DEFAULT_TIMESERIES_SORT: SortSpec = { property: 'createdTime', order: 'desc' };
+/** Sort allow-list (STYLE §7): the node columns SPEC lets time series sort by. */
+const TIMESERIES_SORT_COLUMNS = sortColumnsOf(SORTABLE_TIMESERIES_PROPERTIES);
 
 export async function getTimeSeries(db: Queryable, access: Access, id: number): Promise<TimeSeries> {
   const [found] = await lookupNodes(db, access.tenant, 'timeseries', [{ id }], false, { visible: (row) => canRead(access, row.data_set_id) });
@@ -79,34 +63,13 @@ async function filterWhere(db: Queryable, params: SqlParams, access: Access, fil
       throw new BadRequestError(`filter.valueType must be one of ${VALUE_TYPES.join(', ')}`, [{ field: 'filter.valueType', message: 'unknown value type', value: filter.valueType }]);
     }
   }
-  const dataSetIds = await resolveDataSetFilter(db, access, filter.dataSetId as DataSetRef | DataSetRef[] | undefined);
   return and([
-    tenantKind(params, access.tenant, 'timeseries'),
-    readablePredicate(params, access),
-    inPredicate(params, 'data_set_id', dataSetIds),
-    inPredicate(params, 'id', asList(filter.id)),
-    patternPredicate(params, 'external_id', filter.externalId),
-    patternPredicate(params, 'name', filter.name),
+    ...await nodeFilterParts(db, params, access, 'timeseries', filter),
     patternPredicate(params, 'source', filter.source),
     patternPredicate(params, 'unit', filter.unit),
     patternPredicate(params, 'unit_external_id', filter.unitExternalId),
-    labelsPredicate(params, filter.labels),
-    metadataPredicate(params, filter.metadata),
     valueType ? `value_type = ${params.bind(valueType)}` : undefined,
-    rangePredicate(params, 'created_time', filter.createdTime),
-    rangePredicate(params, 'last_updated_time', filter.lastUpdatedTime),
   ]);
-}
-
-/** A request's sort as one property of `columns` (the family's allow-list) and an order. */
-export function normaliseSort(sort: unknown, columns: Readonly<Record<string, SortColumn>> = SORT_COLUMNS): SortSpec {
-  if (sort === undefined) return DEFAULT_TIMESERIES_SORT;
-  const item = (Array.isArray(sort) ? sort[0] : sort) as { property: string | string[]; order?: string };
-  const property = Array.isArray(item.property) ? (item.property[0] as string) : item.property;
-  if (!(property in columns)) {
-    throw new BadRequestError(`sort.property must be one of ${Object.keys(columns).join(', ')}`, [{ field: 'sort.property', message: 'not sortable', value: property }]);
-  }
-  return { property, order: item.order === 'desc' ? 'desc' : 'asc' };
 }
 
 export interface FilterQuery {
@@ -118,17 +81,9 @@ export interface FilterQuery {
 
 /** One page of the filter, records as JSON texts (see TIMESERIES_JSON). */
 export async function filterTimeSeriesJson(db: Queryable, access: Access, query: FilterQuery): Promise<JsonPage> {
-  const sort = normaliseSort(query.sort);
-  const col = SORT_COLUMNS[sort.property] as SortColumn;
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
-  const sql = filterPageSql(and([where, keyset]), col.column, orderBy(col, sort.order), params.bind(query.limit + 1));
-  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(sql, params.values);
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  const items = page.map((r) => r.j);
-  return rows.length > query.limit && last ? { items, nextCursor: encodeCursor(sort, last.sort_value ?? null, last.id) } : { items };
+  return nodePageJson(db, { where, params, sort: query.sort, cursor: query.cursor, limit: query.limit, columns: TIMESERIES_SORT_COLUMNS, recordJson: TIMESERIES_JSON });
 }
 
 /**
@@ -140,7 +95,6 @@ export async function filterTimeSeriesJson(db: Queryable, access: Access, query:
 export async function searchTimeSeries(db: Queryable, access: Access, query: { search: string; filter?: TimeSeriesFilter; limit: number }): Promise<TimeSeries[]> {
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  const sql = searchSql(where, params.bind(query.search.toLowerCase()), params.bind(query.limit));
-  const { rows } = await db.query<NodeRow & { score: number }>(sql, params.values);
+  const rows = await searchNodes<NodeRow>(db, { where, params, search: query.search, limit: query.limit, columns: NODE_COLUMNS });
   return rows.map(toTimeSeries);
 }

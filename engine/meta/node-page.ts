@@ -1,0 +1,76 @@
+// A filter page and a ranked search over one node family (time series, resources): SPEC's
+// sort rules (one property, `id` appended, newest created first by default), keyset paging
+// through keyset-cursor.ts, and the records as the family's JSON. What is filtered is the
+// caller's WHERE clause (node-filter.ts builds the shared parts).
+import { BadRequestError } from '../errors.ts';
+import type { Queryable } from '../stores/queryable.ts';
+import type { SqlParams } from '../stores/sql-params.ts';
+import { afterCursor, decodeCursor, encodeCursor, orderBy, type SortColumn, type SortSpec } from './keyset-cursor.ts';
+import { and } from './node-filter.ts';
+import { filterPageSql, searchSql } from './node-page.sql.ts';
+import type { JsonPage } from './timeseries-rows.ts';
+
+/** Sort allow-list (STYLE §7): SPEC property → column, for every node family; each family picks its own. */
+export const NODE_SORT_COLUMNS: Readonly<Record<string, SortColumn>> = {
+  id: { column: 'id', nullable: false, kind: 'number' },
+  externalId: { column: 'external_id', nullable: false, kind: 'text' },
+  name: { column: 'name', nullable: true, kind: 'text' },
+  source: { column: 'source', nullable: true, kind: 'text' },
+  description: { column: 'description', nullable: true, kind: 'text' },
+  createdTime: { column: 'created_time', nullable: false, kind: 'number' },
+  lastUpdatedTime: { column: 'last_updated_time', nullable: false, kind: 'number' },
+  dataSetId: { column: 'data_set_id', nullable: true, kind: 'number' },
+};
+
+/** The columns of `properties`, in NODE_SORT_COLUMNS' terms. */
+export function sortColumnsOf(properties: readonly string[]): Readonly<Record<string, SortColumn>> {
+  return Object.fromEntries(properties.map((p) => [p, NODE_SORT_COLUMNS[p] as SortColumn]));
+}
+
+/** SPEC: results default to newest created first. */
+export const DEFAULT_NODE_SORT: SortSpec = { property: 'createdTime', order: 'desc' };
+
+/** A request's sort as one property of `columns` (the family's allow-list) and an order. */
+export function normaliseSort(sort: unknown, columns: Readonly<Record<string, SortColumn>>): SortSpec {
+  if (sort === undefined) return DEFAULT_NODE_SORT;
+  const item = (Array.isArray(sort) ? sort[0] : sort) as { property: string | string[]; order?: string };
+  const property = Array.isArray(item.property) ? (item.property[0] as string) : item.property;
+  if (!(property in columns)) {
+    throw new BadRequestError(`sort.property must be one of ${Object.keys(columns).join(', ')}`, [{ field: 'sort.property', message: 'not sortable', value: property }]);
+  }
+  return { property, order: item.order === 'desc' ? 'desc' : 'asc' };
+}
+
+export interface NodePageQuery {
+  /** The filter's WHERE clause, its values bound in `params`. */
+  where: string;
+  params: SqlParams;
+  sort?: unknown;
+  cursor?: string;
+  limit: number;
+  /** The family's sortable columns. */
+  columns: Readonly<Record<string, SortColumn>>;
+  /** SQL building the family's record as JSON text. */
+  recordJson: string;
+}
+
+/** One page of records as JSON texts, with `nextCursor` when more may follow (a cursor is bound to its sort). */
+export async function nodePageJson(db: Queryable, query: NodePageQuery): Promise<JsonPage> {
+  const { params, limit } = query;
+  const sort = normaliseSort(query.sort, query.columns);
+  const col = query.columns[sort.property] as SortColumn;
+  const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
+  const sql = filterPageSql(and([query.where, keyset]), col.column, orderBy(col, sort.order), params.bind(limit + 1), query.recordJson);
+  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(sql, params.values);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const items = page.map((r) => r.j);
+  return rows.length > limit && last ? { items, nextCursor: encodeCursor(sort, last.sort_value ?? null, last.id) } : { items };
+}
+
+/** SPEC search: ranked by relevance, id as tie-break, at most `limit` rows of `columns` (see searchSql). */
+export async function searchNodes<Row>(db: Queryable, query: { where: string; params: SqlParams; search: string; limit: number; columns: string }): Promise<Row[]> {
+  const { params } = query;
+  const sql = searchSql(query.where, params.bind(query.search.toLowerCase()), params.bind(query.limit), query.columns);
+  return (await db.query<Row & { score: number }>(sql, params.values)).rows;
+}
