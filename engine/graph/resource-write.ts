@@ -7,13 +7,12 @@ import type { Edge, RelationCreate } from '../../schemas/edges.ts';
 import type { Resource, ResourceCreate, ResourceUpdateItem } from '../../schemas/resources.ts';
 import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
-import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import { duplicatedExternalIds } from '../meta/external-ids.ts';
 import { ensureLabels } from '../meta/labels.ts';
 import { lookupNodes } from '../meta/node-lookup.ts';
 import { governedFieldsWritten, type PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { resolveIdentifiers, type RecordFamily } from '../records/identifiers.ts';
-import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
+import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { insertEdges } from './edge-write.ts';
 import { assertGeoLocations, geoLocationProblems } from './geo-location.ts';
@@ -151,8 +150,7 @@ export async function updateResources(
         const u = item.update;
         const metadata = applyMapVerb(row.metadata, u.metadata);
         const labels = applyListVerb(row.labels, u.labels);
-        if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) capProblems.push({ field: `nodes.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` });
-        if (labels.length > LABELS_MAX) capProblems.push({ field: `nodes.${index}.update.labels`, index, message: `more than ${LABELS_MAX} labels after update` });
+        capProblems.push(...capProblemsAfterUpdate({ metadata, labels }, `nodes.${index}.update`, index));
         if (capProblems.length > 0) continue;
         const geo = applyScalarVerb(row.geo_location, u.geoLocation);
         const { rows: out } = await tx.query<ResourceRow>(UPDATE_RESOURCE, [

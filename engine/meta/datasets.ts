@@ -2,13 +2,12 @@
 // link is a BELONGS_TO edge from child to parent, which grants follow down the tree.
 import type { DataSet, DataSetCreate, DataSetUpdateItem } from '../../schemas/datasets.ts';
 import { BadRequestError, DuplicateError, ForbiddenError, UnprocessableError, type Identifier } from '../errors.ts';
-import { METADATA_ENTRIES_MAX } from '../limits.ts';
 import { readableIds, type Access } from '../grants/access.ts';
 import { BELONGS_TO, ensureRelationshipType } from '../graph/relationship-types.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { cursorCodec } from '../records/cursor-codec.ts';
-import { applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
+import { applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import { lookupNodes, identifierOf } from './node-lookup.ts';
 import {
   DATA_SET_BELOW, DATA_SETS_BY_IDS, DELETE_PARENT_EDGE, INSERT_DATA_SET, INSERT_PARENT_EDGE, LIST_DATA_SETS, TAKEN_EXTERNAL_IDS, UPDATE_DATA_SET,
@@ -137,9 +136,8 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
         throw new BadRequestError('`set` and `setNull` cannot be combined', [{ field: `items.${index}.update.parentId`, index, message: 'set with setNull' }]);
       }
       const metadata = applyMapVerb(row.metadata, u.metadata);
-      if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) {
-        throw new UnprocessableError('Field caps exceeded after update', [{ field: `items.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` }]);
-      }
+      const capProblems = capProblemsAfterUpdate({ metadata }, `items.${index}.update`, index);
+      if (capProblems.length > 0) throw new UnprocessableError('Field caps exceeded after update', capProblems);
       if (u.externalId?.set !== undefined && u.externalId.set !== row.external_id) {
         const { rows: taken } = await tx.query(TAKEN_EXTERNAL_IDS, [tenant, [u.externalId.set]]);
         if (taken.length > 0) throw new DuplicateError([{ externalId: u.externalId.set }]);

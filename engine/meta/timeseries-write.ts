@@ -4,7 +4,6 @@
 import type { TimeSeries, TimeSeriesCreate, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
 import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
 import { assertCanWrite, type Access } from '../grants/access.ts';
-import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphGuard } from '../graph/graph-guard.ts';
@@ -14,7 +13,7 @@ import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
 import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
 import { checkUnitFields } from './timeseries-units.ts';
-import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
+import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import {
   DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, UPDATE_TIMESERIES,
 } from './timeseries-write.sql.ts';
@@ -138,8 +137,7 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
         const u = item.update;
         const metadata = applyMapVerb(row.metadata, u.metadata);
         const labels = applyListVerb(row.labels, u.labels);
-        if (Object.keys(metadata).length > METADATA_ENTRIES_MAX) capProblems.push({ field: `items.${index}.update.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` });
-        if (labels.length > LABELS_MAX) capProblems.push({ field: `items.${index}.update.labels`, index, message: `more than ${LABELS_MAX} labels after update` });
+        capProblems.push(...capProblemsAfterUpdate({ metadata, labels }, `items.${index}.update`, index));
         return {
           id: row.id,
           externalId: applyScalarVerb(row.external_id, u.externalId) as string,

@@ -3,7 +3,8 @@
 // scalar). Method: pure cases, one line each, plus a fast-check property for add then remove.
 import t from 'tap';
 import fc from 'fast-check';
-import { applyListVerb, applyMapVerb, applyScalarVerb, updateVerbProblems, type UpdateRules } from './update-verbs.ts';
+import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
+import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from './update-verbs.ts';
 
 const RULES: UpdateRules = {
   name: { shape: 'scalar', required: true },
@@ -64,6 +65,17 @@ t.test('problems (400)', async (t) => {
   check({ name: { set: 'x', setNull: true } }, ['items.3.update.name: `set` and `setNull` cannot be combined', 'items.3.update.name: name cannot be cleared'], 'both problems of one field');
   check({ unknown: { set: 1, setNull: true }, name: undefined }, [], 'fields without a rule and absent verbs are left to the caller');
   t.equal(updateVerbProblems({ name: { setNull: true } }, RULES, 'p', 3)[0]?.index, 3, 'problems carry the item index');
+});
+
+t.test('caps on the result of an update: at the limit and one past', async (t) => {
+  const entries = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+  const labels = (n: number) => Array.from({ length: n }, (_, i) => `l${i}`);
+  const fields = (result: Parameters<typeof capProblemsAfterUpdate>[0]) => capProblemsAfterUpdate(result, 'nodes.2.update', 2).map((p) => `${p.field}@${p.index}`);
+  t.strictSame(fields({ metadata: entries(METADATA_ENTRIES_MAX), labels: labels(LABELS_MAX) }), [], 'at both limits');
+  t.strictSame(fields({ metadata: entries(METADATA_ENTRIES_MAX + 1) }), ['nodes.2.update.metadata@2'], 'one entry past');
+  t.strictSame(fields({ labels: labels(LABELS_MAX + 1) }), ['nodes.2.update.labels@2'], 'one label past');
+  t.strictSame(fields({ metadata: entries(METADATA_ENTRIES_MAX + 1), labels: labels(LABELS_MAX + 1) }), ['nodes.2.update.metadata@2', 'nodes.2.update.labels@2'], 'both named');
+  t.strictSame(fields({}), [], 'a family without the fields');
 });
 
 t.test('property: add then remove of the same keys leaves only the untouched ones', async () => {

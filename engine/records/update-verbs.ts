@@ -4,6 +4,7 @@
 // checks the verbs here (every 400 at once), applies them, checks field caps on the result
 // and writes it.
 import type { FieldProblem } from '../errors.ts';
+import { LABELS_MAX, METADATA_ENTRIES_MAX } from '../limits.ts';
 
 /** A verb on a scalar field. */
 export interface ScalarVerb<T> {
@@ -95,4 +96,17 @@ export function applyListVerb<T, R = T>(
   if (verb.set !== undefined) return unique(verb.set);
   const removals = verb.remove ?? [];
   return unique([...current, ...(verb.add ?? [])]).filter((entry) => !removals.some((removal) => matches(entry, removal)));
+}
+
+/**
+ * SPEC Conventions: the caps apply on update too, to what `add` leaves. A problem (422) for
+ * the metadata and labels of one item's result that pass METADATA_ENTRIES_MAX or LABELS_MAX.
+ */
+export function capProblemsAfterUpdate(result: { metadata?: Readonly<Record<string, string>>; labels?: readonly unknown[] }, prefix: string, index: number): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (result.metadata && Object.keys(result.metadata).length > METADATA_ENTRIES_MAX) {
+    problems.push({ field: `${prefix}.metadata`, index, message: `more than ${METADATA_ENTRIES_MAX} entries after update` });
+  }
+  if (result.labels && result.labels.length > LABELS_MAX) problems.push({ field: `${prefix}.labels`, index, message: `more than ${LABELS_MAX} labels after update` });
+  return problems;
 }
