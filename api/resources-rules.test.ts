@@ -4,9 +4,10 @@
 // its relations); every read's refusals and filter rule (ids, patterns with `%` and `_`,
 // labels, metadata, time ranges, cursors bound to their sort, unreadable data sets omitted,
 // time series never answered as resources); delete with time series ends and several roots;
-// tenants on every write; and three more pairs of requests racing to strand one resource
-// (an edge delete, a root demotion, a create hanging from a resource being deleted), of which
-// never both succeed. Method: one real server, a fresh tenant per test, 2xx schema-checked.
+// tenants on every write; and four more pairs of requests racing to strand one resource
+// (an edge delete, a root demotion, a time series delete under a new relation, a create
+// hanging from a resource being deleted), of which never both succeed.
+// Method: one real server, a fresh tenant per test, 2xx schema-checked; each race run 10 times.
 import t, { type Test } from 'tap';
 import { assertErrorBody, type ExpectedError } from './testing/error-body.ts';
 import { schemaCheckedRequest } from './testing/response-schema.ts';
@@ -289,6 +290,12 @@ t.test('races: two requests that would strand one resource together never both s
     }, 201);
     return [['POST', '/resources/update', { nodes: [{ externalId: 'p2', update: { isRoot: { set: false } } }] }], ['POST', '/resources/delete', { items: [{ externalId: 'p1' }] }]];
   }, ['root', 'leaf', 'p2']);
+  await race(t, 'a time series delete and a relation from that series', 10, async (token) => {
+    // root → series; a resource hung below the series needs it, and a series that starts a relationship cannot be deleted.
+    await ok(t, 'POST', '/timeseries/create', token, { items: [{ externalId: 'series', name: 'series', valueType: 'FLOAT' }] }, 201);
+    await ok(t, 'POST', '/resources/create', token, { nodes: [root('root')], relations: [contains('root', 'series')] }, 201);
+    return [['POST', '/timeseries/delete', { items: [{ externalId: 'series' }] }], ['POST', '/resources/create', { nodes: [node('meter')], relations: [{ ...contains('series', 'meter'), relationshipType: 'MEASURED_BY' }] }]];
+  }, ['root']);
   await race(t, 'a create hanging from a resource and that resource\'s delete', 10, async (token) => {
     await diamond(token);
     return [['POST', '/resources/create', { nodes: [node('child')], relations: [contains('leaf', 'child')] }], ['POST', '/resources/delete', { items: [{ externalId: 'leaf' }] }]];
