@@ -1,9 +1,9 @@
 // The edge and relationship type use cases (SPEC "Edges") bound to PostgreSQL. Every write
 // runs through the graph guard (engine/graph/graph-guard.ts): writes of one tenant's graph are
 // serialised, and a delete that would strand a resource from every root is refused.
-import type { Edge, GraphNode, RelationCreate, RelationshipType, RelationshipTypeCreate } from '../schemas/edges.ts';
+import type { Edge, RelationCreate, RelationshipType, RelationshipTypeCreate } from '../schemas/edges.ts';
 import type { Access } from './grants/access.ts';
-import { edgesByIds, getEdge } from './graph/edge-read.ts';
+import { edgesByIdsJson, getEdge } from './graph/edge-read.ts';
 import { insertEdges, removeEdges } from './graph/edge-write.ts';
 import type { GraphGuard } from './graph/graph-guard.ts';
 import { createRelationshipTypes, listRelationshipTypes } from './graph/relationship-types.ts';
@@ -16,8 +16,8 @@ export interface EdgeEngine {
   create(access: Access, items: RelationCreate[]): Promise<Edge[]>;
   /** Throws NotFoundError when missing or unreadable. */
   get(access: Access, id: number): Promise<Edge>;
-  /** The readable edges in request order under `relations`, their end nodes under `nodes`. */
-  byIds(access: Access, ids: number[]): Promise<{ relations: Edge[]; nodes: GraphNode[] }>;
+  /** JSON text: the readable edges in request order under `relations`, their end nodes under `nodes`. */
+  byIds(access: Access, ids: number[]): Promise<string>;
   /** Idempotent; refused (400) when it would strand a resource. */
   delete(access: Access, ids: number[]): Promise<void>;
   listTypes(access: Access): Promise<RelationshipType[]>;
@@ -47,7 +47,7 @@ export function bindEdgeEngine(deps: EdgeEngineDeps): EdgeEngine {
       return edges;
     },
     get: (access, id) => getEdge(db, access, id),
-    byIds: (access, ids) => edgesByIds(db, access, ids),
+    byIds: (access, ids) => edgesByIdsJson(db, access, ids),
     async delete(access, ids) {
       await graph.write(access.tenant, async (tx) => {
         const removed = await removeEdges(tx, access, ids);

@@ -1,35 +1,11 @@
 // Reading edges (SPEC "Edges", rule 6): an edge is readable when both its ends are; a denied
 // edge behaves as missing (404 on get, omitted from byids and from a resource's edges).
-import type { Edge, GraphNode } from '../../schemas/edges.ts';
+import type { Edge } from '../../schemas/edges.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { canReadEdge, toEdge, type EdgeRow } from './edge-write.ts';
-import { EDGES_BY_IDS, EDGES_OF_NODES, GRAPH_NODES } from './edges.sql.ts';
-
-interface GraphNodeRow {
-  id: number;
-  kind: GraphNode['kind'];
-  external_id: string;
-  name: string | null;
-  description: string | null;
-  is_root: boolean;
-  data_set_id: number | null;
-  labels: string[];
-  metadata: Record<string, string>;
-  created_time: number;
-  last_updated_time: number;
-}
-
-function toGraphNode(r: GraphNodeRow): GraphNode {
-  return {
-    id: r.id, kind: r.kind, externalId: r.external_id, name: r.name ?? '', metadata: r.metadata, createdTime: r.created_time, lastUpdatedTime: r.last_updated_time,
-    ...(r.description !== null ? { description: r.description } : {}),
-    ...(r.kind === 'resource' ? { isRoot: r.is_root } : {}),
-    ...(r.data_set_id !== null ? { dataSetId: r.data_set_id } : {}),
-    ...(r.kind !== 'dataset' ? { labels: r.labels } : {}),
-  };
-}
+import { EDGES_BY_IDS, EDGES_OF_NODES, GRAPH_NODES_JSON } from './edges.sql.ts';
 
 export async function getEdge(db: Queryable, access: Access, id: number): Promise<Edge> {
   const { rows } = await db.query<EdgeRow>(EDGES_BY_IDS, [access.tenant, [id]]);
@@ -38,8 +14,11 @@ export async function getEdge(db: Queryable, access: Access, id: number): Promis
   return toEdge(row);
 }
 
-/** SPEC byids: a graph: the readable edges asked for, in request order, and their end nodes, each once. */
-export async function edgesByIds(db: Queryable, access: Access, ids: readonly number[]): Promise<{ relations: Edge[]; nodes: GraphNode[] }> {
+/**
+ * SPEC byids: a graph: the readable edges asked for, in request order, and their end nodes,
+ * each once, by id; the answer as JSON text `{"relations":[...],"nodes":[...]}`.
+ */
+export async function edgesByIdsJson(db: Queryable, access: Access, ids: readonly number[]): Promise<string> {
   const { rows } = await db.query<EdgeRow>(EDGES_BY_IDS, [access.tenant, [...new Set(ids)]]);
   const byId = new Map(rows.filter((r) => canReadEdge(access, r)).map((r) => [r.id, r]));
   const seen = new Set<number>();
@@ -50,8 +29,8 @@ export async function edgesByIds(db: Queryable, access: Access, ids: readonly nu
     return [row];
   });
   const nodeIds = [...new Set(edges.flatMap((e) => [e.start_id, e.end_id]))];
-  const { rows: nodes } = nodeIds.length === 0 ? { rows: [] } : await db.query<GraphNodeRow>(GRAPH_NODES, [access.tenant, nodeIds]);
-  return { relations: edges.map(toEdge), nodes: nodes.sort((a, b) => a.id - b.id).map(toGraphNode) };
+  const { rows: nodes } = nodeIds.length === 0 ? { rows: [] } : await db.query<{ j: string }>(GRAPH_NODES_JSON, [access.tenant, nodeIds]);
+  return `{"relations":${JSON.stringify(edges.map(toEdge))},"nodes":[${nodes.map((n) => n.j).join(',')}]}`;
 }
 
 /** The readable edges starting or ending at a node, at most `limit`, by id. */
