@@ -92,7 +92,65 @@ export class GraphStructure {
     const newNodes = (change.addedNodes ?? []).filter((n) => !n.isRoot).map((n) => n.id);
     if (suspects.size === 0 && this.newNodesReachable(after, newNodes)) return [];
     for (const id of newNodes) suspects.add(id);
-    if (after.rootsFoundBackwards(suspects, Math.max(BACKWARD_VISITS_MIN, this.resources.size + this.edges.size))) return [];
+    const budget = Math.max(BACKWARD_VISITS_MIN, this.resources.size + this.edges.size);
+    const unreached = after.unreachedBackwards(suspects, budget);
+    if (unreached !== undefined && unreached.size === 0) return [];
+    return (unreached && this.strandedBelow(after, unreached, budget)) ?? this.strandedFromRoots(after, suspects);
+  }
+
+  /**
+   * The stranded resources when some suspects have no path from a root: everything stranded
+   * lies in the forward closure F of those suspects. Every surviving resource outside F is
+   * still reachable (its old path's suffix starts at a reached suspect, or uses nothing the
+   * change removed), so inside F what is reached is what hangs from a root in F or from an
+   * edge entering F from a resource outside it (or from a time series or data set outside it
+   * that a backward search shows reached). Proportional to F, not to the graph: a refused
+   * delete of a site's root walks the site. Undefined when a search ran out of budget.
+   */
+  private strandedBelow(after: ChangedView, unreached: ReadonlySet<number>, budget: number): number[] | undefined {
+    const below = new Set<number>(unreached);
+    const stack = [...unreached];
+    while (stack.length > 0) {
+      after.forEachEnd(stack.pop() as number, (end) => {
+        if (!below.has(end)) {
+          below.add(end);
+          stack.push(end);
+        }
+      });
+    }
+    const reached = new Set<number>();
+    for (const node of below) {
+      let fed = after.isRoot(node);
+      if (!fed) {
+        const outside: number[] = [];
+        after.forEachStart(node, (start) => {
+          if (!below.has(start)) outside.push(start);
+        });
+        for (const start of outside) {
+          if (after.isResource(start)) { fed = true; break; }
+          const verdict = after.unreachedBackwards([start], budget);
+          if (verdict === undefined) return undefined;
+          if (verdict.size === 0) { fed = true; break; }
+        }
+      }
+      if (fed) {
+        reached.add(node);
+        stack.push(node);
+      }
+    }
+    while (stack.length > 0) {
+      after.forEachEnd(stack.pop() as number, (end) => {
+        if (below.has(end) && !reached.has(end)) {
+          reached.add(end);
+          stack.push(end);
+        }
+      });
+    }
+    return [...below].filter((node) => !reached.has(node) && after.isResource(node)).sort((a, b) => a - b);
+  }
+
+  /** The stranded resources by one walk from every root: the fallback when searches run out of budget. */
+  private strandedFromRoots(after: ChangedView, suspects: ReadonlySet<number>): number[] {
     const reached = after.reachableFromRoots();
     // Only what lies downstream of an unreached suspect can have been stranded by this change.
     const stranded = new Set<number>();
@@ -234,36 +292,50 @@ class ChangedView {
     return this.addedResources.get(id) ?? this.base.baseResources().get(id) ?? false;
   }
 
+  /** Nodes known reached from a root after the change, and nodes known not to be (their whole backward closure has no root). */
+  private readonly reachedMemo = new Set<number>();
+  private readonly deadMemo = new Set<number>();
+  private visits = 0;
+
   /**
-   * True when every node of `targets` has a path from a root after the change, found by
-   * searching backwards from each (a node found reachable ends later searches that meet it).
-   * False when one has none, or when the searches together visit more than `budget` nodes.
+   * The targets no root reaches after the change, found by searching backwards from each
+   * (what one search learns serves the next: a reached node ends a search, and every node a
+   * failed search saw is itself unreachable). Undefined when the searches together visit
+   * more than `budget` nodes.
    */
-  rootsFoundBackwards(targets: Iterable<number>, budget: number): boolean {
-    const confirmed = new Set<number>();
-    let visits = 0;
+  unreachedBackwards(targets: Iterable<number>, budget: number): Set<number> | undefined {
+    const unreached = new Set<number>();
     for (const target of targets) {
+      if (this.reachedMemo.has(target)) continue;
+      if (this.deadMemo.has(target)) {
+        unreached.add(target);
+        continue;
+      }
       const seen = new Set<number>([target]);
       const queue = [target];
       let found = false;
       for (let head = 0; head < queue.length && !found; head++) {
         const node = queue[head] as number;
-        if (confirmed.has(node) || this.isRoot(node)) {
+        if (this.reachedMemo.has(node) || this.isRoot(node)) {
           found = true;
           break;
         }
-        if (++visits > budget) return false;
+        if (++this.visits > budget) return undefined;
         this.forEachStart(node, (start) => {
-          if (!seen.has(start)) {
+          if (!seen.has(start) && !this.deadMemo.has(start)) {
             seen.add(start);
             queue.push(start);
           }
         });
       }
-      if (!found) return false;
-      confirmed.add(target);
+      if (found) {
+        this.reachedMemo.add(target);
+      } else {
+        for (const node of seen) this.deadMemo.add(node);
+        unreached.add(target);
+      }
     }
-    return true;
+    return unreached;
   }
 
   reachableFromRoots(): Set<number> {
