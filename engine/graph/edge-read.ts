@@ -2,10 +2,10 @@
 // edge behaves as missing (404 on get, omitted from byids and from a resource's edges).
 import type { Edge } from '../../schemas/edges.ts';
 import { NotFoundError } from '../errors.ts';
-import type { Access } from '../grants/access.ts';
+import { readableIds, type Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { canReadEdge, toEdge, type EdgeRow } from './edge-write.ts';
-import { EDGES_BY_IDS, EDGES_OF_NODES, GRAPH_NODES_JSON } from './edges.sql.ts';
+import { EDGE_GRAPH_JSON, EDGES_BY_IDS, EDGES_OF_NODES } from './edges.sql.ts';
 
 export async function getEdge(db: Queryable, access: Access, id: number): Promise<Edge> {
   const { rows } = await db.query<EdgeRow>(EDGES_BY_IDS, [access.tenant, [id]]);
@@ -19,18 +19,8 @@ export async function getEdge(db: Queryable, access: Access, id: number): Promis
  * each once, by id; the answer as JSON text `{"relations":[...],"nodes":[...]}`.
  */
 export async function edgesByIdsJson(db: Queryable, access: Access, ids: readonly number[]): Promise<string> {
-  const { rows } = await db.query<EdgeRow>(EDGES_BY_IDS, [access.tenant, [...new Set(ids)]]);
-  const byId = new Map(rows.filter((r) => canReadEdge(access, r)).map((r) => [r.id, r]));
-  const seen = new Set<number>();
-  const edges = ids.flatMap((id) => {
-    const row = byId.get(id);
-    if (!row || seen.has(id)) return [];
-    seen.add(id);
-    return [row];
-  });
-  const nodeIds = [...new Set(edges.flatMap((e) => [e.start_id, e.end_id]))];
-  const { rows: nodes } = nodeIds.length === 0 ? { rows: [] } : await db.query<{ j: string }>(GRAPH_NODES_JSON, [access.tenant, nodeIds]);
-  return `{"relations":${JSON.stringify(edges.map(toEdge))},"nodes":[${nodes.map((n) => n.j).join(',')}]}`;
+  const { rows } = await db.query<{ j: string }>(EDGE_GRAPH_JSON, [access.tenant, ids, readableIds(access)]);
+  return (rows[0] as { j: string }).j;
 }
 
 /** The readable edges starting or ending at a node, at most `limit`, by id. */
