@@ -178,6 +178,12 @@ t.test('reads: refusals, every filter rule, cursors, time series never answered'
   await byids({ items: [{ id: first.items[0].id, externalId: 'tank' }] }, { status: 400, fields: ['items.0'] }, 'byids: id and externalId naming two resources');
   t.same(ids((await ok(t, 'POST', '/resources/byids', token, { items: [{ externalId: 'site-series' }, { id: ts.id }, { externalId: 'tank' }, { externalId: 'tank' }] })).items), ['tank'], 'byids: time series omitted, a repeat answered once');
 
+  const feature = { type: 'Feature', geometry: null, properties: null, id: 'f1' };
+  const located = (await ok(t, 'POST', '/resources/create', token, { nodes: [root('located', { geoLocation: feature, description: 'has nulls inside its GeoJSON' })] }, 201)).items[0] as Resource;
+  t.same(located.geoLocation, feature, 'create keeps nulls inside GeoJSON');
+  t.same((await ok(t, 'POST', '/resources/filter', token, { filter: { externalId: 'located' } })).items, [located], 'filter answers the same record (nulls inside GeoJSON kept)');
+  t.same((await ok(t, 'POST', '/resources/byids', token, { items: [{ externalId: 'located' }] })).items, [located], 'byids too');
+  await ok(t, 'POST', '/resources/delete', token, { items: [{ externalId: 'located' }] }, 204);
   const filter = async (body: unknown) => ids((await ok(t, 'POST', '/resources/filter', token, body)).items);
   const sorted = (f: unknown) => filter({ filter: f, sort: { property: 'externalId' } });
   t.same(await filter({}), ['valve', 'tank', 'site-1x', 'site_1'], 'newest created first, id breaking ties; no time series');
