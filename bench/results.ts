@@ -13,7 +13,7 @@ export interface Figure {
 }
 
 export interface Metric {
-  suite: 'metadata' | 'datapoints' | 'graph';
+  suite: 'metadata' | 'datapoints' | 'graph' | 'events';
   key: string;
   label: string;
   unit: string;

@@ -25,7 +25,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -58,6 +58,13 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
   t.same(graph?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
     ['create-rate', true], ['cross-rate', true], ['byids', true], ['filter', true], ['delete-leaf', true], ['delete-subtree', true], ['delete-refused', true],
   ], 'graph answers checked');
+
+  const events = result.suites[3];
+  t.same(events?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
+    ['create-rate', true], ['copy-rate', true], ['create-vs-copy', true], ['filter-type-window', true], ['stream', true], ['advanced', true],
+    ['search', true], ['count', true], ['distinct', true], ['rss-start', undefined], ['rss-peak', undefined], ['rss-end', undefined],
+  ], 'events answers checked');
+  t.ok((events?.metrics.find((m) => m.key === 'rss-peak')?.figures.plantdata?.value ?? 0) > 0, 'events: RSS sampled during the load');
 
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
   t.match(markdown, /^# Bench results/);

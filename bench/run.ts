@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
 // bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -14,6 +14,7 @@ import { datapointSuiteResult, runDatapointSystem, type SystemRun } from './data
 import type { DatapointSystem } from './datapoint-system.ts';
 import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
 import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
+import { EVENTS_SIZES, runEventsSuite } from './events.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
 import { VictoriaMetricsPeer } from './peers/victoria-metrics.ts';
@@ -27,7 +28,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -86,6 +87,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('metadata')) result.suites.push(await benchMetadata(opts));
   if (opts.suites.includes('datapoints')) result.suites.push(await benchDatapoints(opts));
   if (opts.suites.includes('graph')) result.suites.push(await benchGraph(opts));
+  if (opts.suites.includes('events')) result.suites.push(await benchEvents(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -106,6 +108,25 @@ async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`graph: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
     return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * Issue 9's event log. The bench's SERVICE_CONFIG (service.ts) already raises the daily
+ * `events` quota (1e9) and `ingestedBytes` (1e12) far above the load (1,000,000 events, about
+ * 1.1 GB of request bodies, past SPEC's 100,000 events and 1 GiB a day).
+ */
+async function benchEvents(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`events: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  const tenant = `bench-events-${Date.now()}`;
+  const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 2 ** 31);
+  try {
+    return await runEventsSuite({
+      url: service.url, token: service.token(tenant), dataDir: service.dataDir, mainPid: service.mainPid, tenant, size: EVENTS_SIZES[opts.size], seed, log: opts.log,
+    });
   } finally {
     await service.stop();
   }
