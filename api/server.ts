@@ -26,6 +26,8 @@ import { edgeRoutes } from './edges.ts';
 import { eventRoutes } from './events.ts';
 import { mcpRoutes } from './mcp.ts';
 import { resourceRoutes } from './resources.ts';
+import { subscriptionRoutes } from './subscriptions.ts';
+import { listenRoutes } from './datapoints-listen.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { Route } from './route.ts';
 import { mountWebSocketRoutes, type WebSocketRoute } from './websocket-routes.ts';
@@ -58,6 +60,7 @@ function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: strin
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
     routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...eventRoutes(engine.events), ...policyRoutes(engine.policies));
+    routes.push(...subscriptionRoutes(engine.subscriptions));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
   }
   return routes;
@@ -120,8 +123,8 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     uws.us_listen_socket_close(socket);
     throw error;
   }
-  // The WebSocket route families (the subscription stream) go here; none yet (issue 7 built the kind).
-  const webSocketRoutes: WebSocketRoute[] = [];
+  // The WebSocket route families: the subscription stream and the ad hoc stream (issue 10).
+  const webSocketRoutes: WebSocketRoute[] = config.role === 'ingester' ? [] : listenRoutes(engine.subscriptions);
   const routes = routesOf(config, engine, secret, webSocketRoutes);
   const httpDeps: HttpDeps = {
     config, auth, metrics: engine.metrics, log, errorsBase: errorsBase(config), access: (caller) => engine.access(caller),

@@ -24,6 +24,7 @@ import { migrate } from './stores/migrations.ts';
 import { openRelational, type RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
 import { bindTimeSeriesEngine, type TimeSeriesEngine } from './timeseries-engine.ts';
+import { openSubscriptionEngine, type SubscriptionEngine } from './subscription-engine.ts';
 import { unitEngine, type UnitEngine } from './unit-engine.ts';
 
 /** What the engine is handed from outside engine/: the parse workers (workers/), behind their port. */
@@ -43,6 +44,8 @@ export interface Engine {
   edges: EdgeEngine;
   events: EventEngine;
   datapoints: DatapointEngine;
+  /** Subscription records, the embedded broker and the ad hoc stream (issue 10). */
+  subscriptions: SubscriptionEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
   /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError past it. */
@@ -72,6 +75,7 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   let quotas: Quotas;
   let series: Awaited<ReturnType<typeof openSeriesDirectory>> | undefined;
   let parserHandedOver = false;
+  let subscriptions: SubscriptionEngine | undefined;
   try {
     relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     await migrate(relational);
@@ -79,18 +83,21 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     series = await openSeriesDirectory(relational);
     parserHandedOver = true;
     datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
+    subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
   } catch (error) {
     if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
+    await subscriptions?.close().catch(() => undefined);
+    await datapoints?.close().catch(() => undefined);
     await series?.close().catch(() => undefined);
     await relational?.close().catch(() => undefined);
     throw error;
   }
-  return bindEngine(config, relational, datapoints, quotas, metrics, series);
+  return bindEngine(config, relational, datapoints, quotas, metrics, series, subscriptions);
 }
 
 function bindEngine(
   config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics,
-  series: Awaited<ReturnType<typeof openSeriesDirectory>>,
+  series: Awaited<ReturnType<typeof openSeriesDirectory>>, subscriptions: SubscriptionEngine,
 ): Engine {
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
@@ -107,6 +114,7 @@ function bindEngine(
     units: unitEngine,
     policies: bindPolicyEngine(relational, quotas),
     datapoints,
+    subscriptions,
     async access(caller) {
       await tenants.ensure(relational.pool, caller.tenant);
       return resolveAccess(relational.pool, caller);
@@ -118,6 +126,7 @@ function bindEngine(
     healthChecks: [{ name: 'postgres', ping: () => relational.ping() }, ...datapoints.healthChecks],
     relational,
     async close() {
+      await subscriptions.close();
       await datapoints.close();
       await series.close();
       await relational.close();

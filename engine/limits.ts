@@ -16,6 +16,12 @@ export const JSON_DEPTH_MAX = 64;
 
 /** SPEC Limits, "Batch caps": items in any standard envelope. */
 export const ITEMS_PER_REQUEST_MAX = 10_000;
+/** Issue 10 (SPEC leaves subscription creation open): series one subscription names by id, at most. */
+export const SUBSCRIPTION_SERIES_MAX = 10_000;
+/** SPEC "Subscription stream": messages in one server frame, at most. */
+export const SUBSCRIPTION_FRAME_MESSAGES_MAX = 500;
+/** SPEC "Subscription stream": a frame goes out at least this often while messages wait. */
+export const SUBSCRIPTION_FRAME_INTERVAL_MS = 500;
 /** SPEC Limits, "Batch caps": datapoints in one collection, numeric series. */
 export const NUMERIC_POINTS_PER_COLLECTION_MAX = 100_000;
 /** SPEC Limits, "Batch caps": datapoints in one collection, TEXT or MIXED series. */

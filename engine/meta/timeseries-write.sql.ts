@@ -30,6 +30,15 @@ export const EDGES_STARTING_AT = `
 SELECT e.id, e.start_id, rt.name FROM edges e JOIN relationship_types rt ON rt.tenant = e.tenant AND rt.id = e.type_id
  WHERE e.tenant = $1 AND e.start_id = ANY($2::bigint[]) ORDER BY e.id LIMIT 1000`;
 
+/**
+ * Subscriptions naming any of the series $2 ($1 tenant), at most 1 000: the delete's 400
+ * (SPEC: fields `type`, `subscriptionId`, `subscriptionExternalId`, `timeseriesId`; issue 10).
+ */
+export const SUBSCRIPTIONS_BINDING = `
+SELECT s.id::float8 AS subscription_id, s.external_id AS subscription_external_id, ss.series_id::float8 AS timeseries_id
+  FROM subscription_series ss JOIN subscriptions s ON s.tenant = ss.tenant AND s.id = ss.subscription_id
+ WHERE ss.tenant = $1 AND ss.series_id = ANY($2::bigint[]) ORDER BY s.id, ss.series_id LIMIT 1000`;
+
 /** $1 tenant, $2 node ids. */
 export const DELETE_EDGES_ENDING_AT = 'DELETE FROM edges WHERE tenant = $1 AND end_id = ANY($2::bigint[])';
 

@@ -15,7 +15,7 @@ import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
 import { checkUnitFields } from './timeseries-units.ts';
 import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import {
-  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, UPDATE_TIMESERIES,
+  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, SUBSCRIPTIONS_BINDING, UPDATE_TIMESERIES,
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -195,6 +195,13 @@ export async function deleteTimeSeries(store: RelationalStore, access: Access, i
     if (starts.length > 0) {
       throw new BadRequestError('A time series that starts a relationship cannot be deleted; delete the relationship first',
         starts.map((s) => ({ field: 'items', message: 'starts a relationship', type: 'relationship', relationshipType: s.name, edgeId: s.id, timeseriesId: s.start_id })));
+    }
+    // Issue 10: a series a subscription names cannot be deleted (subscription writes take the
+    // same graph lock, so none binds one meanwhile).
+    const { rows: bound } = await tx.query<{ subscription_id: number; subscription_external_id: string; timeseries_id: number }>(SUBSCRIPTIONS_BINDING, [tenant, ids]);
+    if (bound.length > 0) {
+      throw new BadRequestError('A time series bound to a subscription cannot be deleted; remove it from the subscription first',
+        bound.map((b) => ({ field: 'items', message: 'bound to a subscription', type: 'subscription', subscriptionId: b.subscription_id, subscriptionExternalId: b.subscription_external_id, timeseriesId: b.timeseries_id })));
     }
     await tx.query(DELETE_EDGES_ENDING_AT, [tenant, ids]);
     await tx.query(DELETE_TIMESERIES, [tenant, ids]);

@@ -1,0 +1,72 @@
+// The ad hoc stream of /timeseries/datapoints/listen (issue 10): named series, no stored
+// subscription, no position: a socket gets the points committed while it listens. Fed by the
+// same post-commit hook as the broker, so nothing is sent before it is durable; the commit
+// path only queues the batch when the tenant has such a socket, and items are built after.
+// With KAFKA_BROKERS a process hears the batches its own ingester consumed (documented).
+import type { CommittedBatch, CommitListener } from '../datapoints/types.ts';
+import { datapointItemJson } from './datapoint-items.ts';
+
+export interface AdhocSink {
+  tenant: string;
+  /** The series listened to, by id, with the externalId to show. */
+  series: Map<number, string>;
+  /** Items JSON of one committed batch (those of this sink's series). */
+  deliver(items: string[]): void;
+}
+
+export class AdhocFanout {
+  private readonly sinks = new Map<string, Set<AdhocSink>>();
+  private pending: CommittedBatch[] = [];
+  private scheduled = false;
+  private stop: (() => void) | undefined;
+
+  constructor(onCommitted: (listener: CommitListener) => () => void) {
+    this.stop = onCommitted((batch) => {
+      if (!this.sinks.has(batch.tenant)) return;
+      this.pending.push(batch);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.fanOut());
+      }
+    });
+  }
+
+  /** Returns the removal. */
+  add(sink: AdhocSink): () => void {
+    let set = this.sinks.get(sink.tenant);
+    if (!set) this.sinks.set(sink.tenant, (set = new Set()));
+    set.add(sink);
+    return () => {
+      set.delete(sink);
+      if (set.size === 0 && this.sinks.get(sink.tenant) === set) this.sinks.delete(sink.tenant);
+    };
+  }
+
+  private fanOut(): void {
+    this.scheduled = false;
+    const batches = this.pending;
+    this.pending = [];
+    for (const batch of batches) {
+      const sinks = this.sinks.get(batch.tenant);
+      if (!sinks) continue;
+      const built = new Map<number, string>();
+      for (const sink of sinks) {
+        const items: string[] = [];
+        for (const series of batch.series) {
+          const externalId = sink.series.get(series.seriesId);
+          if (externalId === undefined) continue;
+          let item = built.get(series.seriesId);
+          if (item === undefined) built.set(series.seriesId, (item = datapointItemJson(series.seriesId, externalId, series)));
+          items.push(item);
+        }
+        if (items.length > 0) sink.deliver(items);
+      }
+    }
+  }
+
+  close(): void {
+    this.stop?.();
+    this.stop = undefined;
+    this.sinks.clear();
+  }
+}

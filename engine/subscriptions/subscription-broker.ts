@@ -1,0 +1,328 @@
+// The embedded subscription broker (issue 10): each subscription's unacked messages and its
+// position live in PostgreSQL (subscription_messages, migration 007), so delivery state is
+// the broker's, not the socket's, and any instance on the same database resumes it.
+//
+// Feeding. The ingest log's post-commit hook (commit-listeners.ts) hands every durable batch
+// to onCommitted, synchronously on the commit path: it only looks up the tenant's coverage in
+// memory and queues the batch. A flush loop, off the ack path, turns queued batches into one
+// message per (batch, subscription) (items JSON built once per series per batch) and appends
+// them in one INSERT per flush, in one transaction with the feeder's mark (the highest write
+// version appended) and a NOTIFY that wakes the listening sockets of every process.
+//
+// The crash window. A batch is acknowledged to its writer once durable in the ingest log, and
+// appended here some milliseconds later; a kill -9 in between would lose its messages. The
+// feeder's mark closes it: at start the points above the mark are read back from the store
+// (recoverSince, after the ingest WAL has been replayed into it) and appended before the
+// mark moves. See docs/architecture.md, "Subscriptions".
+//
+// Delivery. A socket leases up to 500 visible messages of a subscription (visible_at <= now)
+// until now + ackTimeoutMs; an ack deletes them, a nack makes them visible at once, a closing
+// socket gives its leases back, and a lease not acked in time simply becomes visible again
+// (redelivery), on whichever instance asks next. At-least-once; within a subscription
+// messages go in append order, and the points of a series in a message in timestamp order.
+import type { CommittedBatch, CommitListener } from '../datapoints/types.ts';
+import type { Logger } from '../log.ts';
+import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
+import type { RelationalStore } from '../stores/relational.ts';
+import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
+import { datapointItemJson } from './datapoint-items.ts';
+import {
+  ACK_MESSAGES, APPEND_MESSAGES, COVERAGE_DATA_SETS, COVERAGE_SERIES, LEASE_MESSAGES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL, NACK_MESSAGES,
+  NOTIFY_APPENDED, RELEASE_LEASES, SAVE_FEED_MARK,
+} from './subscription-broker.sql.ts';
+import { SUBSCRIPTIONS_CHANGED_CHANNEL } from './subscription-records.sql.ts';
+
+/** A tenant's coverage is reloaded at least this often (data sets created under a covered one). */
+const COVERAGE_TTL_MS = 5_000;
+/** Points of one message, at most: a larger batch is split, a series' points staying in order. */
+const MESSAGE_POINTS_MAX = 10_000;
+/** Points queued for appending, past which a warning is logged (the queue is never dropped: nothing acked may be lost). */
+const QUEUE_POINTS_WARN = 5_000_000;
+/** Wait before retrying a failed append. */
+const APPEND_RETRY_MS = 500;
+
+interface Coverage {
+  loadedAtMs: number;
+  bySeries: Map<number, number[]>;
+  byDataSet: Map<number, number[]>;
+  empty: boolean;
+}
+
+export interface LeasedMessage {
+  seq: string;
+  items: string;
+  dataSetIds: (number | null)[];
+}
+
+/** Points of series above a write version, as batches (the crash window's recovery). */
+export type RecoverSince = (tenant: string, series: readonly { seriesId: number; valueType: string }[], afterVersion: bigint) => Promise<CommittedBatch[]>;
+
+export interface SubscriptionBrokerOptions {
+  relational: RelationalStore;
+  series: SeriesDirectory;
+  /** The ingest log's post-commit hook (DatapointEngine.onCommitted). */
+  onCommitted(listener: CommitListener): () => void;
+  /**
+   * This process's feeder name for the durable mark, or undefined when no mark is kept (with
+   * Kafka the ingesters of several processes feed, and Kafka's offsets are the position).
+   */
+  feeder?: string;
+  /** Reads back points above the mark at start (the embedded feeder). */
+  recoverSince?: RecoverSince;
+  log: Logger;
+}
+
+export class SubscriptionBroker {
+  private readonly coverage = new Map<string, Coverage>();
+  private queue: CommittedBatch[] = [];
+  private queuedPoints = 0;
+  private flushing: Promise<void> | undefined;
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly stops: (() => Promise<void> | void)[] = [];
+  private closed = false;
+  private warnedQueue = false;
+
+  constructor(private readonly options: SubscriptionBrokerOptions) {}
+
+  async open(): Promise<void> {
+    const { relational } = this.options;
+    this.stops.push(await relational.listen(SUBSCRIPTIONS_CHANGED_CHANNEL, {
+      notify: (tenant) => this.invalidate(tenant),
+      lost: () => this.coverage.clear(),
+      listening: () => this.coverage.clear(),
+    }));
+    this.stops.push(await relational.listen(MESSAGES_APPENDED_CHANNEL, {
+      notify: (payload) => this.wakeFromNotification(payload),
+      lost: () => undefined,
+      listening: () => { for (const set of [...this.waiters.values()]) for (const done of [...set]) done(); },
+    }));
+    await this.recover();
+    this.stops.push(this.options.onCommitted((batch) => this.committed(batch)));
+  }
+
+  /** Forgets a tenant's coverage: the next batch reloads it (a subscription write, here or elsewhere). */
+  invalidate(tenant: string): void {
+    this.coverage.delete(tenant);
+  }
+
+  /** The commit path: a map lookup, and a push when the tenant may have subscriptions. */
+  private committed(batch: CommittedBatch): void {
+    const known = this.coverage.get(batch.tenant);
+    if (known?.empty && Date.now() - known.loadedAtMs < COVERAGE_TTL_MS) return;
+    this.queue.push(batch);
+    for (const s of batch.series) this.queuedPoints += s.timestampMs.length;
+    if (this.queuedPoints > QUEUE_POINTS_WARN && !this.warnedQueue) {
+      this.warnedQueue = true;
+      this.options.log.warn({ queuedPoints: this.queuedPoints }, 'the subscription feed is behind the ingest log');
+    }
+    this.flushing ??= this.flushLoop().finally(() => { this.flushing = undefined; });
+  }
+
+  private async flushLoop(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve)); // let the commit's other batches queue first
+    while (this.queue.length > 0) {
+      const taken = this.queue;
+      this.queue = [];
+      const points = taken.reduce((n, b) => n + b.series.reduce((m, s) => m + s.timestampMs.length, 0), 0);
+      for (;;) {
+        try {
+          await this.append(taken);
+          break;
+        } catch (error) {
+          this.options.log.error({ err: error, batches: taken.length }, 'appending subscription messages failed; retrying');
+          if (this.closed) return;
+          await new Promise((resolve) => setTimeout(resolve, APPEND_RETRY_MS));
+        }
+      }
+      this.queuedPoints -= points;
+      if (this.queuedPoints < QUEUE_POINTS_WARN) this.warnedQueue = false;
+    }
+  }
+
+  private async coverageOf(tenant: string): Promise<Coverage> {
+    const held = this.coverage.get(tenant);
+    if (held && Date.now() - held.loadedAtMs < COVERAGE_TTL_MS) return held;
+    const loadedAtMs = Date.now();
+    const db = this.options.relational.pool;
+    const [{ rows: bound }, { rows: sets }] = await Promise.all([
+      db.query<{ subscription_id: number; series_id: number }>(COVERAGE_SERIES, [tenant]),
+      db.query<{ id: number; data_set_id: number }>(COVERAGE_DATA_SETS, [tenant]),
+    ]);
+    const bySeries = new Map<number, number[]>();
+    for (const row of bound) bySeries.set(row.series_id, [...(bySeries.get(row.series_id) ?? []), row.subscription_id]);
+    const byDataSet = new Map<number, number[]>();
+    for (const sub of sets) {
+      const { rows } = await db.query<{ id: string }>(DESCENDANT_DATA_SETS, [tenant, [sub.data_set_id], []]);
+      for (const { id } of rows) byDataSet.set(Number(id), [...(byDataSet.get(Number(id)) ?? []), sub.id]);
+    }
+    const coverage: Coverage = { loadedAtMs, bySeries, byDataSet, empty: bySeries.size === 0 && byDataSet.size === 0 };
+    // Kept unless invalidated while loading (a newer load will follow).
+    if (!this.coverage.has(tenant) || this.coverage.get(tenant) === held) this.coverage.set(tenant, coverage);
+    return coverage;
+  }
+
+  /** The messages of these batches, one INSERT with the mark and a NOTIFY per tenant. */
+  private async append(batches: readonly CommittedBatch[]): Promise<void> {
+    const tenants: string[] = [];
+    const subscriptionIds: number[] = [];
+    const versions: string[] = [];
+    const items: string[] = [];
+    const dataSets: string[] = [];
+    const touched = new Map<string, Set<number>>();
+    let highest = 0n;
+    for (const batch of batches) if (batch.writeVersion > highest) highest = batch.writeVersion;
+    const byTenant = new Map<string, CommittedBatch[]>();
+    for (const batch of batches) byTenant.set(batch.tenant, [...(byTenant.get(batch.tenant) ?? []), batch]);
+    for (const [tenant, ofTenant] of byTenant) {
+      const coverage = await this.coverageOf(tenant);
+      if (coverage.empty) continue;
+      const ids = [...new Set(ofTenant.flatMap((b) => b.series.map((s) => s.seriesId)))];
+      const keys = new Map<number, SeriesKeyRow>((await this.options.series.fetch(tenant, ids, [])).map((k) => [Number(k.id), k]));
+      for (const batch of ofTenant) {
+        const open = new Map<number, { items: string[]; dataSets: (number | null)[]; points: number }>();
+        const close = (subscriptionId: number) => {
+          const message = open.get(subscriptionId);
+          if (!message || message.items.length === 0) return;
+          tenants.push(tenant);
+          subscriptionIds.push(subscriptionId);
+          versions.push(batch.writeVersion.toString());
+          items.push(`[${message.items.join(',')}]`);
+          dataSets.push(`{${message.dataSets.map((d) => (d === null ? 'NULL' : String(d))).join(',')}}`);
+          if (!touched.has(tenant)) touched.set(tenant, new Set());
+          touched.get(tenant)?.add(subscriptionId);
+          open.set(subscriptionId, { items: [], dataSets: [], points: 0 });
+        };
+        for (const series of batch.series) {
+          const key = keys.get(series.seriesId);
+          if (!key) continue; // deleted meanwhile
+          const dataSetId = key.data_set_id === null ? null : Number(key.data_set_id);
+          const subs = new Set([...(coverage.bySeries.get(series.seriesId) ?? []), ...(dataSetId === null ? [] : coverage.byDataSet.get(dataSetId) ?? [])]);
+          if (subs.size === 0) continue;
+          const n = series.timestampMs.length;
+          for (let from = 0; from < n; from += MESSAGE_POINTS_MAX) {
+            const to = Math.min(n, from + MESSAGE_POINTS_MAX);
+            const item = datapointItemJson(series.seriesId, key.external_id, series, from, to);
+            for (const sub of subs) {
+              let message = open.get(sub);
+              if (message && message.points + (to - from) > MESSAGE_POINTS_MAX) { close(sub); message = undefined; }
+              if (!message) open.set(sub, (message = open.get(sub) ?? { items: [], dataSets: [], points: 0 }));
+              message.items.push(item);
+              message.dataSets.push(dataSetId);
+              message.points += to - from;
+            }
+          }
+        }
+        for (const sub of open.keys()) close(sub);
+      }
+    }
+    if (items.length === 0 && !this.options.feeder) return;
+    await this.options.relational.transaction(async (tx) => {
+      if (items.length > 0) await tx.query(APPEND_MESSAGES, [tenants, subscriptionIds, versions, items, dataSets]);
+      if (this.options.feeder && highest > 0n) await tx.query(SAVE_FEED_MARK, [this.options.feeder, highest.toString()]);
+      for (const [tenant, ids] of touched) await tx.query(NOTIFY_APPENDED, [notificationOf(tenant, ids)]);
+    });
+    for (const [tenant, ids] of touched) this.wake(tenant, ids);
+  }
+
+  /**
+   * The crash window (see the header): points above the feeder's mark are read back from the
+   * store and appended. Without a mark (first start) the mark starts here: subscriptions
+   * deliver what is committed after they exist.
+   */
+  private async recover(): Promise<void> {
+    const { feeder, recoverSince } = this.options;
+    if (!feeder) return;
+    const db = this.options.relational.pool;
+    const { rows } = await db.query<{ write_version: string }>(LOAD_FEED_MARK, [feeder]);
+    const mark = rows[0] ? BigInt(rows[0].write_version) : undefined;
+    if (mark === undefined || !recoverSince) return;
+    const { rows: tenants } = await db.query<{ tenant: string }>('SELECT DISTINCT tenant FROM subscriptions');
+    let recovered = 0;
+    for (const { tenant } of tenants) {
+      const coverage = await this.coverageOf(tenant);
+      if (coverage.empty) continue;
+      const { rows: series } = await db.query<{ id: number; value_type: string }>(
+        `SELECT id::float8 AS id, value_type FROM nodes WHERE tenant = $1 AND kind = 'timeseries' AND (id = ANY($2::bigint[]) OR data_set_id = ANY($3::bigint[]))`,
+        [tenant, [...coverage.bySeries.keys()], [...coverage.byDataSet.keys()]],
+      );
+      if (series.length === 0) continue;
+      const batches = await recoverSince(tenant, series.map((s) => ({ seriesId: s.id, valueType: s.value_type })), mark);
+      if (batches.length === 0) continue;
+      await this.append(batches);
+      recovered += batches.length;
+    }
+    if (recovered > 0) this.options.log.warn({ batches: recovered, mark: mark.toString() }, 'appended subscription messages of points committed before a crash');
+  }
+
+  /** Resolves when messages of the subscription were appended or made visible (here or on another process), or after timeoutMs. */
+  waitForMessages(tenant: string, subscriptionId: number, timeoutMs: number): { promise: Promise<void>; cancel(): void } {
+    const key = `${tenant}\t${subscriptionId}`;
+    let set = this.waiters.get(key);
+    if (!set) this.waiters.set(key, (set = new Set()));
+    let wake!: () => void;
+    const promise = new Promise<void>((resolve) => { wake = resolve; });
+    const timer = setTimeout(() => done(), timeoutMs);
+    const waiters = set;
+    const done = () => {
+      clearTimeout(timer);
+      waiters.delete(done);
+      if (waiters.size === 0 && this.waiters.get(key) === waiters) this.waiters.delete(key);
+      wake();
+    };
+    set.add(done);
+    return { promise, cancel: done };
+  }
+
+  /** Wakes the waiters of these subscriptions of the tenant (all of its subscriptions without ids). */
+  private wake(tenant: string, subscriptionIds?: Iterable<number>): void {
+    const keys = subscriptionIds ? [...subscriptionIds].map((id) => `${tenant}\t${id}`) : [...this.waiters.keys()].filter((k) => k.startsWith(`${tenant}\t`));
+    for (const key of keys) for (const done of [...(this.waiters.get(key) ?? [])]) done();
+  }
+
+  private wakeFromNotification(payload: string): void {
+    const [tenant, ids] = payload.split('\t');
+    if (tenant === undefined) return;
+    this.wake(tenant, ids ? ids.split(',').map(Number) : undefined);
+  }
+
+  async lease(tenant: string, subscriptionId: number, owner: string, ackTimeoutMs: number, max: number): Promise<LeasedMessage[]> {
+    const now = Date.now();
+    const { rows } = await this.options.relational.pool.query<{ seq: string; items: string; data_set_ids: (number | null)[] }>(
+      LEASE_MESSAGES, [tenant, subscriptionId, now, max, now + ackTimeoutMs, owner],
+    );
+    return rows.map((r) => ({ seq: r.seq, items: r.items, dataSetIds: r.data_set_ids }))
+      .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+  }
+
+  async ack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.options.relational.pool.query(ACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]);
+  }
+
+  /** Makes them visible again at once and wakes this tenant's listeners. */
+  async nack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.options.relational.pool.query(NACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]);
+    this.wake(tenant, new Set(messages.map((m) => m.subscriptionId)));
+  }
+
+  async release(tenant: string, subscriptionIds: readonly number[], owner: string): Promise<void> {
+    if (subscriptionIds.length === 0) return;
+    await this.options.relational.pool.query(RELEASE_LEASES, [tenant, subscriptionIds, owner]);
+    this.wake(tenant, subscriptionIds);
+  }
+
+  /** Stops feeding after appending what is queued. */
+  async close(): Promise<void> {
+    for (const stop of this.stops.splice(0)) await stop();
+    this.closed = true; // a failing append stops retrying; what it held is recovered at the next start
+    while (this.flushing) await this.flushing;
+    for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
+  }
+}
+
+/** NOTIFY payloads stay under PostgreSQL's 8,000 bytes: past that, every subscription of the tenant wakes. */
+function notificationOf(tenant: string, ids: ReadonlySet<number>): string {
+  const text = `${tenant}\t${[...ids].join(',')}`;
+  return text.length < 7_000 ? text : tenant;
+}
