@@ -47,12 +47,23 @@ export function assertNativeUws(): void {
   }
 }
 
-function toUwsPath(path: string): string {
-  return path.replace(/\{(\w+)\}/g, ':$1');
+/** A path ending in its only parameter; with `restParam` that parameter takes the rest of the URL. */
+const LAST_PARAM = /\{\w+\}$/;
+
+function toUwsPath(route: Route): string {
+  return (route.restParam ? route.path.replace(LAST_PARAM, '*') : route.path).replace(/\{(\w+)\}/g, ':$1');
 }
 
 function paramNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+}
+
+/** Where a route's rest parameter starts in the URL (route.ts `restParam`). */
+function restParamStart(route: Route): number | undefined {
+  if (!route.restParam) return undefined;
+  const prefix = route.path.replace(LAST_PARAM, '');
+  if (prefix.includes('{') || prefix === route.path) throw new Error(`${route.path}: restParam needs a path ending in its only parameter`);
+  return prefix.length;
 }
 
 /** A client's X-Request-Id when it is a sane token (echoed in a header and logs), else ours. */
@@ -127,6 +138,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
   for (const route of routes) {
     const validate = route.body ? compileValidator(route.body) : undefined;
     const names = paramNames(route.path);
+    const restStart = restParamStart(route);
     const bodyBytesMax = route.bodyBytesMax ?? BODY_BYTES_MAX;
     const budget = budgetOf(route.method, route.path);
     const takesBody = route.method !== 'get' && (route.body !== undefined || route.rawBody === true);
@@ -139,7 +151,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       const contentType = req.getHeader('content-type');
       const contentLength = contentLengthOf(req.getHeader('content-length'));
       const extraHeaders = Object.fromEntries((route.requestHeaders ?? []).map((name) => [name, req.getHeader(name)]));
-      const rawParams = names.map((_, i) => req.getParameter(i) ?? '');
+      const rawParams = restStart !== undefined ? [req.getUrl().slice(restStart)] : names.map((_, i) => req.getParameter(i) ?? '');
       const query = queryOf(req.getQuery());
       const withBody = hasBody(req, contentLength);
       let tenant: string | undefined;
@@ -229,7 +241,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
         deps.log.error({ err: error, requestId, route: route.path }, 'answering a failed request failed');
       }).finally(() => reader?.body.then((read) => read.release?.(), () => undefined));
     };
-    const path = toUwsPath(route.path);
+    const path = toUwsPath(route);
     const guarded = guardUws(deps.log, `${route.method.toUpperCase()} ${route.path}`, handler, answerEscaped(deps.log));
     if (route.method === 'get') app.get(path, guarded);
     else if (route.method === 'post') app.post(path, guarded);

@@ -75,4 +75,6 @@ export const ERROR_CODES = [
   'BadRequestError', 'UnprocessableError', 'NotFoundError', 'DuplicateError', 'ConflictError', 'ForbiddenError',
   'FeatureDisabledError', 'RequestTooLargeError', 'RateLimitError', 'IngestQuotaError', 'TenantLimitError',
   'OverloadedError', 'StoreUnavailableError', 'UnauthorizedError', 'InternalError',
+  // api/files.ts answers it itself, with Content-Range: bytes */<size> (RFC 9110 §15.5.17).
+  'RangeNotSatisfiableError',
 ] as const;

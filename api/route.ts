@@ -92,6 +92,11 @@ export interface Route<Body = any> {
    * makes with `ctx.chargeRate` (/mcp: every tool call, as a read or a write by what it does).
    */
   chargesPerCall?: boolean;
+  /**
+   * The path's last and only parameter takes the rest of the URL, slashes included, percent-
+   * decoded (GET /files/download/{path}: a file's folders and name).
+   */
+  restParam?: boolean;
   /** Documentation of query parameters: name → schema. Handlers parse them. */
   query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
   responses: Record<number, ResponseSpec>;

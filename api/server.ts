@@ -24,6 +24,7 @@ import { operationalRoutes } from './operational.ts';
 import { policyRoutes } from './policies.ts';
 import { edgeRoutes } from './edges.ts';
 import { eventRoutes } from './events.ts';
+import { fileRoutes } from './files.ts';
 import { mcpRoutes } from './mcp.ts';
 import { resourceRoutes } from './resources.ts';
 import { subscriptionRoutes } from './subscriptions.ts';
@@ -60,6 +61,7 @@ function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: strin
   if (config.role !== 'ingester') {
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
     routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...eventRoutes(engine.events), ...policyRoutes(engine.policies));
+    routes.push(...fileRoutes(engine.files));
     routes.push(...subscriptionRoutes(engine.subscriptions));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
   }

@@ -9,6 +9,7 @@ import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
 import { bindEdgeEngine, type EdgeEngine } from './edge-engine.ts';
 import { bindEventEngine, type EventEngine } from './event-engine.ts';
+import { openDirectoryBlobStore, openFileEngine, type FileEngine } from './file-engine.ts';
 import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
@@ -43,6 +44,8 @@ export interface Engine {
   resources: ResourceEngine;
   edges: EdgeEngine;
   events: EventEngine;
+  /** Files (issue 10): bytes in DATA_DIR/files, the index in PostgreSQL. */
+  files: FileEngine;
   datapoints: DatapointEngine;
   /** Subscription records, the embedded broker and the ad hoc stream (issue 10). */
   subscriptions: SubscriptionEngine;
@@ -76,6 +79,7 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   let series: Awaited<ReturnType<typeof openSeriesDirectory>> | undefined;
   let parserHandedOver = false;
   let subscriptions: SubscriptionEngine | undefined;
+  let files: FileEngine;
   try {
     relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     await migrate(relational);
@@ -84,6 +88,8 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     parserHandedOver = true;
     datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
     subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
+    // ROLE=ingester serves no files: it leaves the blob store's recovery to the API process.
+    files = await openFileEngine({ relational, quotas, settings: (tenant) => settingsFor(config, tenant), blobs: await openDirectoryBlobStore(config.dataDir), recover: config.role !== 'ingester' });
   } catch (error) {
     if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
     await subscriptions?.close().catch(() => undefined);
@@ -92,12 +98,12 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     await relational?.close().catch(() => undefined);
     throw error;
   }
-  return bindEngine(config, relational, datapoints, quotas, metrics, series, subscriptions);
+  return bindEngine(config, relational, datapoints, quotas, metrics, series, files, subscriptions);
 }
 
 function bindEngine(
   config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics,
-  series: Awaited<ReturnType<typeof openSeriesDirectory>>, subscriptions: SubscriptionEngine,
+  series: Awaited<ReturnType<typeof openSeriesDirectory>>, files: FileEngine, subscriptions: SubscriptionEngine,
 ): Engine {
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
@@ -113,6 +119,7 @@ function bindEngine(
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,
     policies: bindPolicyEngine(relational, quotas),
+    files,
     datapoints,
     subscriptions,
     async access(caller) {

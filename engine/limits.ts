@@ -67,3 +67,15 @@ export const AGGREGATES_LIMIT_MAX = 10_000;
  * (issue 3), so a body of a million bad points cannot build a million error objects.
  */
 export const DATAPOINT_ERRORS_MAX = 1_000;
+
+/**
+ * Issue 10, Files: a path is `/`-separated folders and a name; each segment at most 255 UTF-8
+ * bytes (a file name on common file systems), the whole path at most 1,024 bytes.
+ */
+export const FILE_SEGMENT_BYTES_MAX = 255;
+export const FILE_PATH_BYTES_MAX = 1_024;
+/** Issue 10: an uploaded Content-Type is kept and returned; at most this many characters. */
+export const FILE_CONTENT_TYPE_CHARS_MAX = 255;
+/** Issue 10: files per GET /files page (not shown in SPEC; a page of paths stays under a few MB). */
+export const FILE_LIST_LIMIT_DEFAULT = 100;
+export const FILE_LIST_LIMIT_MAX = 1_000;
