@@ -13,7 +13,7 @@ export interface Figure {
 }
 
 export interface Metric {
-  suite: 'metadata' | 'datapoints' | 'graph' | 'events';
+  suite: 'metadata' | 'datapoints' | 'graph' | 'events' | 'files';
   key: string;
   label: string;
   unit: string;

@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
 // bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -15,6 +15,7 @@ import type { DatapointSystem } from './datapoint-system.ts';
 import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
 import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
 import { EVENTS_SIZES, runEventsSuite } from './events.ts';
+import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
 import { VictoriaMetricsPeer } from './peers/victoria-metrics.ts';
@@ -28,7 +29,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -88,6 +89,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('datapoints')) result.suites.push(await benchDatapoints(opts));
   if (opts.suites.includes('graph')) result.suites.push(await benchGraph(opts));
   if (opts.suites.includes('events')) result.suites.push(await benchEvents(opts));
+  if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -127,6 +129,18 @@ async function benchEvents(opts: BenchOptions): Promise<SuiteResult> {
     return await runEventsSuite({
       url: service.url, token: service.token(tenant), dataDir: service.dataDir, mainPid: service.mainPid, tenant, size: EVENTS_SIZES[opts.size], seed, log: opts.log,
     });
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Issue 10's files: the bench tenant has files on and a daily ingestedBytes quota far above the load. */
+async function benchFiles(opts: BenchOptions): Promise<SuiteResult> {
+  const tenant = `bench-files-${Date.now()}`;
+  const service = await startService({ logDir: opts.logDir, serviceConfig: filesServiceConfig(tenant) });
+  opts.log(`files: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  try {
+    return await runFilesSuite({ url: service.url, token: service.token(tenant), mainPid: service.mainPid, size: FILES_SIZES[opts.size], log: opts.log });
   } finally {
     await service.stop();
   }
