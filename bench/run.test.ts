@@ -25,7 +25,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -65,6 +65,10 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     ['search', true], ['count', true], ['distinct', true], ['rss-start', undefined], ['rss-peak', undefined], ['rss-end', undefined],
   ], 'events answers checked');
   t.ok((events?.metrics.find((m) => m.key === 'rss-peak')?.figures.plantdata?.value ?? 0) > 0, 'events: RSS sampled during the load');
+
+  const files = result.suites[4];
+  t.same(files?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [['upload', true], ['download', true], ['rss-growth', undefined]], 'files: SHA-256 checked both ways');
+  t.same(files?.notes, [], 'files: no wrong answer');
 
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
   t.match(markdown, /^# Bench results/);
