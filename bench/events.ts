@@ -339,7 +339,7 @@ export async function runEventsSuite(opts: EventsSuiteOptions): Promise<SuiteRes
   }
 }
 
-async function createResources(client: HttpClient, eventLog: EventLog): Promise<number[]> {
+export async function createResources(client: HttpClient, eventLog: EventLog): Promise<number[]> {
   const n = eventLog.size.resourceCount;
   const ids: number[] = [];
   for (let from = 0; from < n; from += 1_000) {
@@ -371,7 +371,7 @@ interface Load {
 const copyText = (value: string) => value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 
 /** Every create request (as many events as fit in 4 MiB, at most requestEventsMax) and the same rows as COPY files. */
-function generateLoad(eventLog: EventLog, resourceIds: number[], tenant: string, workDir: string): Load {
+export function generateLoad(eventLog: EventLog, resourceIds: number[], tenant: string, workDir: string): Load {
   const { size } = eventLog;
   const bodies: Buffer[] = [];
   const firstEvent: number[] = [];
@@ -425,7 +425,7 @@ const COPY_TABLE = 'bench_events_copy';
  * The service's embedded PostgreSQL (engine/stores/relational.ts: user postgres, password
  * `embedded`, on loopback at the port its postmaster.pid names).
  */
-function servicePostgresUrl(dataDir: string): string {
+export function servicePostgresUrl(dataDir: string): string {
   const lines = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
   return `postgres://postgres:embedded@127.0.0.1:${Number(lines[3])}/postgres`;
 }
@@ -466,7 +466,7 @@ async function copyPeer(opts: EventsSuiteOptions, files: string[], sessions: num
 
 interface RssSamples { startBytes: number; peakBytes: number; endBytes: number; samples: number }
 
-async function apiLoad(client: HttpClient, mainPid: number, bodies: Buffer[], senders: number, log: (line: string) => void) {
+export async function apiLoad(client: HttpClient, mainPid: number, bodies: Buffer[], senders: number, log: (line: string) => void) {
   const answers: HttpAnswer[] = new Array(bodies.length);
   const requestMs: number[] = [];
   const rss: RssSamples = { startBytes: readStatusBytes(mainPid, 'VmRSS'), peakBytes: 0, endBytes: 0, samples: 1 };

@@ -18,12 +18,39 @@ export function eventSearchSql(where: string, queryParam: string, limitParam: st
  ORDER BY rank DESC, id ASC LIMIT ${limitParam}`;
 }
 
+/**
+ * The tenant's events from its counts per data set (migration 010), `where` restricting
+ * tenant and data sets; `rows` tells whether the deltas are worth folding (FOLD_EVENT_COUNTS).
+ */
 export function eventCountSql(where: string): string {
-  return `SELECT count(*)::bigint AS count FROM events WHERE ${where}`;
+  return `SELECT coalesce(sum(n), 0)::bigint AS count, count(*)::bigint AS rows FROM event_counts WHERE ${where}`;
 }
 
-/** Distinct non-null values of an allow-listed column, alphabetical. */
-export function distinctSql(column: string, where: string, limitParam: string): string {
-  return `SELECT value FROM (SELECT DISTINCT ${column} AS value FROM events WHERE ${where} AND ${column} IS NOT NULL) AS d
- ORDER BY value COLLATE "C" LIMIT ${limitParam}`;
+/**
+ * Folds a tenant's count deltas into one row per data set ($1 tenant). Deltas a concurrent
+ * writer commits meanwhile are outside the statement's snapshot and stay beside the sums;
+ * a concurrent fold waits on the deleted rows and then finds them gone.
+ */
+export const FOLD_EVENT_COUNTS = `
+WITH gone AS (DELETE FROM event_counts WHERE tenant = $1 RETURNING data_set_id, n)
+INSERT INTO event_counts (tenant, data_set_id, n) SELECT $1, data_set_id, sum(n) FROM gone GROUP BY data_set_id HAVING sum(n) <> 0`;
+
+/**
+ * Distinct non-null values of an allow-listed column in byte order ("C"), by a loose index
+ * scan over the column's "C" index (migration 010): each step is one probe for the first
+ * value past the last (among the rows `where` admits), so the cost is one probe per value
+ * returned, not a read of every event. `where` binds the tenant and readable data sets and
+ * is used in both steps; `keep` filters the values (the distinct search), `limitParam` stops
+ * the walk.
+ */
+export function distinctSql(column: string, where: string, keep: string | undefined, limitParam: string): string {
+  const first = (after: string | undefined) => `SELECT ${column} COLLATE "C" FROM events
+     WHERE ${where} AND ${column} IS NOT NULL${after ? ` AND ${column} COLLATE "C" > ${after}` : ''}
+     ORDER BY ${column} COLLATE "C" LIMIT 1`;
+  return `WITH RECURSIVE d(value) AS (
+  (${first(undefined)})
+  UNION ALL
+  SELECT (${first('d.value')}) FROM d WHERE d.value IS NOT NULL
+)
+SELECT value FROM d WHERE value IS NOT NULL${keep ? ` AND ${keep}` : ''} LIMIT ${limitParam}`;
 }

@@ -12,7 +12,7 @@ import {
   advancedWhere, decodeEventCursor, encodeEventCursor, eventAfterCursor, eventFilterWhere, eventLimit, eventOrderBy, eventSort, readableEvents,
 } from './event-filter.ts';
 import { toEvent, type EventRow } from './event-rows.ts';
-import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageSql, eventSearchSql } from './event-read.sql.ts';
+import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageSql, eventSearchSql, FOLD_EVENT_COUNTS } from './event-read.sql.ts';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -86,9 +86,14 @@ export async function searchEvents(db: Queryable, access: Access, query: string,
   return rows.map(toEvent);
 }
 
+/** Count deltas of a tenant past which a count folds them (one row per write statement otherwise accumulates). */
+export const EVENT_COUNT_ROWS_FOLD = 1_000;
+
+/** SPEC: the number of readable events, from the tenant's counts per data set (migration 010). */
 export async function countEvents(db: Queryable, access: Access): Promise<number> {
   const params = new SqlParams();
-  const { rows } = await db.query<{ count: string | number }>(eventCountSql(tenantAndReadable(params, access)), params.values);
+  const { rows } = await db.query<{ count: number; rows: number }>(eventCountSql(tenantAndReadable(params, access)), params.values);
+  if (Number(rows[0]?.rows ?? 0) > EVENT_COUNT_ROWS_FOLD) await db.query(FOLD_EVENT_COUNTS, [access.tenant]);
   return Number(rows[0]?.count ?? 0);
 }
 
@@ -99,10 +104,7 @@ export const DISTINCT_SEARCH_COLUMNS = { type: 'type', 'sub-type': 'sub_type', s
 /** Distinct values, alphabetical; with `contains`, only those containing it, case-insensitive. */
 export async function distinctValues(db: Queryable, access: Access, column: string, limit: number, contains?: string): Promise<string[]> {
   const params = new SqlParams();
-  const where = and([
-    tenantAndReadable(params, access),
-    contains !== undefined ? `strpos(lower(${column}), lower(${params.bind(contains)})) > 0` : undefined,
-  ]);
-  const { rows } = await db.query<{ value: string }>(distinctSql(column, where, params.bind(limit)), params.values);
+  const keep = contains !== undefined ? `strpos(lower(value), lower(${params.bind(contains)})) > 0` : undefined;
+  const { rows } = await db.query<{ value: string }>(distinctSql(column, tenantAndReadable(params, access), keep, params.bind(limit)), params.values);
   return rows.map((r) => r.value);
 }

@@ -21,5 +21,10 @@ UPDATE events SET external_id = $3, event_time = $4, type = $5, sub_type = $6, s
  WHERE tenant = $1 AND id = $2
 RETURNING ${EVENT_COLUMNS}`;
 
-/** $1 tenant, $2 ids. */
-export const DELETE_EVENTS = 'DELETE FROM events WHERE tenant = $1 AND id = ANY($2::uuid[])';
+/** $1 tenant, $2 ids; the rows removed are taken off the tenant's counts (migration 010) in the same statement. */
+export const DELETE_EVENTS = `
+WITH gone AS (DELETE FROM events WHERE tenant = $1 AND id = ANY($2::uuid[]) RETURNING data_set_id)
+INSERT INTO event_counts (tenant, data_set_id, n) SELECT $1, data_set_id, -count(*) FROM gone GROUP BY data_set_id`;
+
+/** An event moved from data set $2 to $3 (either may be null): $1 tenant. */
+export const MOVE_EVENT_COUNT = 'INSERT INTO event_counts (tenant, data_set_id, n) VALUES ($1, $2, -1), ($1, $3, 1)';

@@ -17,7 +17,7 @@ import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { appendEvents, type StoredEventInput } from './event-append.ts';
 import { toEvent, type EventRow } from './event-rows.ts';
-import { DELETE_EVENTS, EVENTS_BY_IDS, EVENTS_BY_KEYS_FOR_UPDATE, UPDATE_EVENT } from './event-write.sql.ts';
+import { DELETE_EVENTS, EVENTS_BY_IDS, EVENTS_BY_KEYS_FOR_UPDATE, MOVE_EVENT_COUNT, UPDATE_EVENT } from './event-write.sql.ts';
 
 type RelatedInput = { id?: number | string; externalId?: string };
 type Related = { id: number; externalId: string };
@@ -192,7 +192,10 @@ export async function updateEvents(store: RelationalStore, access: Access, items
           JSON.stringify(related), JSON.stringify(related.map((r) => r.id)),
           JSON.stringify(withoutEmptyKey(applyMapVerb(row.metadata, u.metadata))), now,
         ]);
-        if (out[0]) updated.push(out[0]);
+        const after = out[0];
+        if (!after) continue;
+        updated.push(after);
+        if (after.data_set_id !== row.data_set_id) await tx.query(MOVE_EVENT_COUNT, [tenant, row.data_set_id, after.data_set_id]);
       }
     }
     return updated.map(toEvent);
