@@ -10,12 +10,12 @@ import type { ColumnarStore } from '../stores/columnar.ts';
 import type { RecoverSince } from './subscription-broker.ts';
 
 interface Row {
-  series_id: string;
-  ts: number;
-  version: string;
-  value: string | number;
-  text?: string;
-  is_text?: number;
+  sid: string;
+  t_ms: number;
+  v: string;
+  val: string | number;
+  txt?: string;
+  is_txt?: number;
 }
 
 export function storeRecovery(columnar: ColumnarStore): RecoverSince {
@@ -28,36 +28,38 @@ export function storeRecovery(columnar: ColumnarStore): RecoverSince {
     const batches: CommittedBatch[] = [];
     for (const [family, members] of byFamily) {
       const shape = FAMILY_SHAPES[family as keyof typeof FAMILY_SHAPES];
-      const value = family === 'mixed' ? 'value, text, is_text' : family === 'text' || family === 'float' ? 'value' : `toString(${shape.readValueSelect.replace(/ AS value$/, '')}) AS value`;
+      // Aliases unlike the columns: ClickHouse resolves a WHERE name to a same-named alias first.
+      const value = family === 'mixed' ? 'value AS val, text AS txt, is_text AS is_txt'
+        : family === 'text' || family === 'float' ? 'value AS val' : `toString(${shape.readValueSelect.replace(/ AS value$/, '')}) AS val`;
       const rows = await columnar.query<Row>(
-        `SELECT toString(series_id) AS series_id, toFloat64(ts) AS ts, toString(version) AS version, ${value}
+        `SELECT toString(series_id) AS sid, toFloat64(ts) AS t_ms, toString(version) AS v, ${value}
            FROM ${shape.rawTable}
           WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND version > {after:UInt64}
           ORDER BY series_id, ts, version`,
-        { tenant, series: members.map((m) => m.seriesId), after: afterVersion.toString() },
+        { tenant, series: members.map((m) => m.seriesId), after: afterVersion },
       );
       const typeOf = new Map(members.map((m) => [m.seriesId, m.valueType]));
       const grouped = new Map<number, Row[]>();
       for (const row of rows) {
-        const id = Number(row.series_id);
+        const id = Number(row.sid);
         const list = grouped.get(id);
         // The same timestamp twice: the later version replaced the earlier one.
-        if (list && list[list.length - 1]!.ts === row.ts) list[list.length - 1] = row;
+        if (list && list[list.length - 1]!.t_ms === row.t_ms) list[list.length - 1] = row;
         else if (list) list.push(row);
         else grouped.set(id, [row]);
       }
       for (const [seriesId, points] of grouped) {
         const valueType = typeOf.get(seriesId) as ValueType;
-        const s: SeriesPoints = { seriesId, valueType, timestampMs: Float64Array.from(points, (p) => p.ts) };
-        if (family === 'text') s.text = points.map((p) => String(p.value));
+        const s: SeriesPoints = { seriesId, valueType, timestampMs: Float64Array.from(points, (p) => p.t_ms) };
+        if (family === 'text') s.text = points.map((p) => String(p.val));
         else if (family === 'mixed') {
-          s.float = Float64Array.from(points, (p) => Number(p.value));
-          s.text = points.map((p) => p.text ?? '');
-          s.isText = Uint8Array.from(points, (p) => Number(p.is_text ?? 0));
-        } else if (family === 'float') s.float = Float64Array.from(points, (p) => Number(p.value));
-        else if (family === 'int') s.bigint = BigInt64Array.from(points, (p) => BigInt(String(p.value)));
-        else s.scaled = BigInt64Array.from(points, (p) => BigInt(String(p.value)));
-        const writeVersion = points.reduce((max, p) => (BigInt(p.version) > max ? BigInt(p.version) : max), 0n);
+          s.float = Float64Array.from(points, (p) => Number(p.val));
+          s.text = points.map((p) => p.txt ?? '');
+          s.isText = Uint8Array.from(points, (p) => Number(p.is_txt ?? 0));
+        } else if (family === 'float') s.float = Float64Array.from(points, (p) => Number(p.val));
+        else if (family === 'int') s.bigint = BigInt64Array.from(points, (p) => BigInt(String(p.val)));
+        else s.scaled = BigInt64Array.from(points, (p) => BigInt(String(p.val)));
+        const writeVersion = points.reduce((max, p) => (BigInt(p.v) > max ? BigInt(p.v) : max), 0n);
         batches.push({ tenant, writeVersion, series: [s] });
       }
     }

@@ -96,7 +96,12 @@ export class SubscriptionBroker {
       lost: () => undefined,
       listening: () => { for (const set of [...this.waiters.values()]) for (const done of [...set]) done(); },
     }));
-    await this.recover();
+    try {
+      await this.recover();
+    } catch (error) {
+      // Serving beats refusing to start; the loss is said loudly.
+      this.options.log.error({ err: error }, 'recovering subscription messages of points committed before a crash failed; some may never be delivered');
+    }
     this.stops.push(this.options.onCommitted((batch) => this.committed(batch)));
   }
 
