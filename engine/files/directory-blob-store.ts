@@ -100,9 +100,14 @@ export class DirectoryBlobStore implements BlobStore {
 class DirectoryBlobWriter implements BlobWriter {
   private position = 0;
   private closed = false;
-  /** Chunks are lent by the caller: gathered here into one buffer, written when it is full. */
-  private readonly batch = Buffer.allocUnsafe(WRITE_BATCH_BYTES);
+  /**
+   * Chunks are lent by the caller: gathered into one of two buffers. A full buffer is written
+   * while the other fills, so the body keeps arriving while the disk writes.
+   */
+  private readonly buffers = [Buffer.allocUnsafe(WRITE_BATCH_BYTES), Buffer.allocUnsafe(WRITE_BATCH_BYTES)];
+  private filling = 0;
   private batchBytes = 0;
+  private writing: Promise<void> | undefined;
   private unsyncedBytes = 0;
   private syncing: Promise<void> | undefined;
   private syncFailure: unknown;
@@ -113,22 +118,32 @@ class DirectoryBlobWriter implements BlobWriter {
     let offset = 0;
     while (offset < chunk.byteLength) {
       const take = Math.min(chunk.byteLength - offset, WRITE_BATCH_BYTES - this.batchBytes);
-      this.batch.set(chunk.subarray(offset, offset + take), this.batchBytes);
+      (this.buffers[this.filling] as Buffer).set(chunk.subarray(offset, offset + take), this.batchBytes);
       this.batchBytes += take;
       offset += take;
       if (this.batchBytes === WRITE_BATCH_BYTES) await this.flush();
     }
   }
 
+  /** Starts writing the buffer being filled (after the write before it is done) and switches buffers. */
   private async flush(): Promise<void> {
-    let written = 0;
-    while (written < this.batchBytes) {
-      const { bytesWritten } = await this.handle.write(this.batch, written, this.batchBytes - written, this.position);
-      written += bytesWritten;
-      this.position += bytesWritten;
-    }
-    this.unsyncedBytes += this.batchBytes;
+    await this.writing;
+    if (this.batchBytes === 0) return;
+    const buffer = this.buffers[this.filling] as Buffer;
+    const bytes = this.batchBytes;
+    const position = this.position;
+    this.position += bytes;
+    this.filling = 1 - this.filling;
     this.batchBytes = 0;
+    this.writing = this.writeAt(buffer, bytes, position);
+    // Seen by the next flush or by commit; until then, a failure is not unhandled.
+    this.writing.catch(() => undefined);
+  }
+
+  private async writeAt(buffer: Buffer, bytes: number, position: number): Promise<void> {
+    let written = 0;
+    while (written < bytes) written += (await this.handle.write(buffer, written, bytes - written, position + written)).bytesWritten;
+    this.unsyncedBytes += bytes;
     if (this.unsyncedBytes >= BACKGROUND_SYNC_BYTES && !this.syncing) {
       this.unsyncedBytes = 0;
       this.syncing = this.handle.datasync().catch((error: unknown) => { this.syncFailure ??= error; }).finally(() => { this.syncing = undefined; });
@@ -137,6 +152,7 @@ class DirectoryBlobWriter implements BlobWriter {
 
   async commit(): Promise<void> {
     await this.flush();
+    await this.writing;
     await this.syncing;
     if (this.syncFailure) throw new Error('flushing an upload to disk failed', { cause: this.syncFailure });
     await this.handle.sync();
@@ -148,6 +164,7 @@ class DirectoryBlobWriter implements BlobWriter {
   }
 
   async abort(): Promise<void> {
+    await this.writing?.catch(() => undefined);
     await this.syncing;
     if (!this.closed) {
       this.closed = true;
@@ -158,13 +175,13 @@ class DirectoryBlobWriter implements BlobWriter {
 }
 
 /**
- * Bytes [start, end) of an open file, read by position into one reused buffer (a 2 GiB
- * download makes no garbage). The descriptor is closed when the iteration ends, breaks, or
- * destroy() is called, whichever comes first.
+ * Bytes [start, end) of an open file, read by position into two reused buffers (a 2 GiB
+ * download makes no garbage): the next chunk is read while the current one is sent. The
+ * descriptor is closed when the iteration ends, breaks, or destroy() is called, whichever
+ * comes first.
  */
 class FileSource implements BlobSource {
   private closed = false;
-  private buffer: Buffer | undefined;
 
   constructor(private readonly handle: FileHandle, private readonly start: number, private readonly end: number) {}
 
@@ -174,19 +191,34 @@ class FileSource implements BlobSource {
     void this.handle.close().catch(() => undefined);
   }
 
+  private read(buffer: Buffer, position: number): Promise<number> {
+    const want = Math.min(buffer.byteLength, this.end - position);
+    return this.handle.read(buffer, 0, want, position).then(({ bytesRead }) => {
+      if (bytesRead === 0 && want > 0) throw new Error(`blob ended at byte ${position} of the ${this.end} its index names`);
+      return bytesRead;
+    });
+  }
+
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    const chunkBytes = Math.min(BLOB_READ_CHUNK_BYTES, Math.max(1, this.end - this.start));
+    const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+    let position = this.start;
+    let current = 0;
+    let reading: Promise<number> | undefined = position < this.end ? this.read(buffers[0] as Buffer, position) : undefined;
     try {
-      let position = this.start;
-      while (position < this.end && !this.closed) {
-        const want = Math.min(BLOB_READ_CHUNK_BYTES, this.end - position);
-        this.buffer ??= Buffer.allocUnsafe(Math.min(BLOB_READ_CHUNK_BYTES, this.end - this.start));
-        const { bytesRead } = await this.handle.read(this.buffer, 0, want, position);
+      while (reading && !this.closed) {
+        const bytes = await reading;
         if (this.closed) return;
-        if (bytesRead === 0) throw new Error(`blob ended at byte ${position} of the ${this.end} its index names`);
-        position += bytesRead;
-        yield this.buffer.subarray(0, bytesRead);
+        const chunk = (buffers[current] as Buffer).subarray(0, bytes);
+        position += bytes;
+        current = 1 - current;
+        // The other buffer is free: the consumer gave it back when it asked for this chunk.
+        reading = position < this.end ? this.read(buffers[current] as Buffer, position) : undefined;
+        reading?.catch(() => undefined);
+        yield chunk;
       }
     } finally {
+      await reading?.catch(() => undefined);
       this.destroy();
     }
   }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { IngestQuotaError } from '../errors.ts';
 import { logger } from '../log.ts';
+import { pollUntil } from '../testing/poll-until.ts';
 import { openTestRelational } from '../testing/relational-fixture.ts';
 import type { BlobStore } from './blob-store.ts';
 import { DirectoryBlobStore } from './directory-blob-store.ts';
@@ -89,6 +90,7 @@ t.test('recovery after a crash in each state leaves indexed files readable and n
   await replaced.commit();
   await store.pool.query(INSERT_PENDING_BLOB, [tenant, replacedKey, 'garbage', Date.now()]);
   await deleteFiles(deps, tenant, ['c/gone']);
+  await pollUntil('the deleted file\'s blob removed (after the answer)', async () => (await pendingCount()) === 2);
   t.equal(stagingCount(), 1, 'before recovery: a staging leftover');
   t.equal(await pendingCount(), 2, 'before recovery: two noted blobs');
   const removed = await recoverFiles(store, blobs, log);
@@ -111,7 +113,10 @@ t.test('a blob removed between the index read and the open: the index is read ag
   const racing: BlobStore = {
     kind: 'racing', createWriter: (key) => blobs.createWriter(key), remove: (key) => blobs.remove(key), recover: () => blobs.recover(),
     async openRead(key, start, end) {
-      if (opens++ === 0) await put('o/file', second);
+      if (opens++ === 0) {
+        await put('o/file', second);
+        await blobs.remove(key); // the replace removes the old blob after its answer: make that happen now
+      }
       return blobs.openRead(key, start, end);
     },
   };

@@ -59,7 +59,9 @@ export async function uploadFile(deps: FileWriteDeps, tenant: string, upload: Up
     await removeBlobs(deps, tenant, [key]);
     throw error;
   }
-  if (indexed.replaced !== undefined) await removeBlobs(deps, tenant, [indexed.replaced]);
+  // Off the answer's path: removing a large file takes the file system a while, and the
+  // note in file_blobs_pending covers a crash meanwhile.
+  if (indexed.replaced !== undefined) void removeBlobs(deps, tenant, [indexed.replaced]);
   return fileRecordOf(indexed.row);
 }
 
@@ -111,5 +113,5 @@ export async function deleteFiles(deps: Pick<FileWriteDeps, 'relational' | 'blob
     if (keys.length > 0) await tx.query(INSERT_GARBAGE_BLOBS, [tenant, keys, now()]);
     return keys;
   });
-  await removeBlobs(deps, tenant, removed);
+  void removeBlobs(deps, tenant, removed); // off the answer's path, as for a replace
 }
