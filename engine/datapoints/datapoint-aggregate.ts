@@ -7,7 +7,7 @@ import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
-import { assertLimit, contextsOf, rangeList, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
+import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-read-context.ts';
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
@@ -242,10 +242,10 @@ async function bucketPartials(
   };
   const readRawBuckets = async (): Promise<PartialRow[]> => {
     if (rawRanges.size === 0) return [];
-    const tombstones = tombstonesIn(contexts.values(), range.start, range.end);
+    const tombstones = bindTombstones(contexts.values(), range.start, range.end);
     const params = new ColumnarParams();
-    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.length > 0);
-    return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstoneParams(tombstones) });
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form);
+    return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstones.params });
   };
   const [rollupRows, rawRows, held] = await Promise.all([
     readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,

@@ -3,7 +3,7 @@
 // minutes, and the newest clean rollup row (hours, and minutes of dirty hours) when the row's own minute is dirty.
 import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
-import { contextsOf, overlaps, rangeList, tombstoneParams } from './datapoint-read-context.ts';
+import { bindTombstones, contextsOf, overlaps, rangeList } from './datapoint-read-context.ts';
 import { latestRowsSql, rawLatestSql, rollupLatestSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, type Family } from './families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
@@ -51,10 +51,10 @@ async function latestOfFamily(store: ColumnarStore, tenant: string, family: Fami
   const result = new Map<number, LatestPoint>();
   for (const id of ids) if (!dirty.has(id) && rows.has(id)) result.set(id, rows.get(id) as LatestPoint);
   if (dirty.size === 0) return result;
-  const tombstones = [...contexts.values()].flatMap((c) => c.tombstones);
+  const tombstones = bindTombstones(contexts.values());
   const params = new ColumnarParams();
-  const rawRows = await store.query<LastRow>(rawLatestSql(shape, rangeList(params, tenant, dirty, 'ts'), tombstones.length > 0), {
-    ...params.values, ...tombstoneParams(tombstones),
+  const rawRows = await store.query<LastRow>(rawLatestSql(shape, rangeList(params, tenant, dirty, 'ts'), tombstones.form), {
+    ...params.values, ...tombstones.params,
   });
   const fromRaw = new Map(rawRows.map((r) => [Number(r.series), latestPoint(family, r)]));
   const fallback = new Map<number, Range[]>();

@@ -5,7 +5,7 @@ import { Table } from 'apache-arrow';
 import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
-import { assertLimit, contextsOf, tombstoneParams, tombstonesIn } from './datapoint-read-context.ts';
+import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-context.ts';
 import { rawJsonSql, rawReadSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, familyOf } from './families.ts';
 import { pageKey, type ReadContextCache } from './read-context-cache.ts';
@@ -54,9 +54,9 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
-  const tombstones = tombstonesIn((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
-  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstoneParams(tombstones),
+  const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
+  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstones.params,
   });
   const count = Math.min(table.numRows, options.limit);
   const points = pointsOf(series, table, count, descending);
@@ -93,9 +93,9 @@ export async function readRawJson(store: ColumnarStore, tenant: string, series: 
 async function readRawJsonPage(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
-  const tombstones = tombstonesIn((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
-  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.length > 0), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstoneParams(tombstones),
+  const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
+  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstones.params,
   });
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   // Points never contain a raw newline (JSON escapes it): a newline starts the marker row.

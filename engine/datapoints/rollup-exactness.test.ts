@@ -139,6 +139,7 @@ WHERE tenant = {tenant:String} AND series_id = {series:UInt64} AND value_count >
 type Command =
   | { kind: 'write'; series: number; overwrite: boolean; replay: boolean; offsets: number[]; draws: number[] }
   | { kind: 'delete'; series: number; at: number; lengthMs: number }
+  | { kind: 'deleteMany'; series: number; ranges: { at: number; lengthMs: number }[] }
   | { kind: 'fold' }
   | { kind: 'check' };
 
@@ -149,6 +150,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     offsets: fc.array(fc.nat(SPAN_MS / 1000 - 1), { minLength: 1, maxLength: 40 }), draws: fc.array(fc.nat(1_000_000), { minLength: 40, maxLength: 40 }),
   }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), series: fc.nat(2), at: fc.nat(SPAN_MS), lengthMs: fc.nat(90 * 60_000) }) },
+  // More overlapping ranges than datapoint-read-context.ts TOMBSTONE_LIST_MAX: reads take the join form.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteMany' as const), series: fc.nat(2),
+    ranges: fc.array(fc.record({ at: fc.nat(SPAN_MS), lengthMs: fc.integer({ min: 1, max: 5 * 60_000 }) }), { minLength: 40, maxLength: 80 }) }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'fold' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'check' as const }) },
 );
@@ -164,6 +168,12 @@ async function apply(run: Run, cmd: Command, step: number): Promise<void> {
     await store.deleteRange(run.tenant, ref.seriesId, begin, begin + cmd.lengthMs);
     // deleteRanges takes the next version after `version`.
     model.tombstones.push({ begin, end: begin + cmd.lengthMs, version: version + 1n });
+    return;
+  }
+  if (cmd.kind === 'deleteMany') {
+    const version = store.writeVersions.next();
+    await store.deleteRanges(run.tenant, cmd.ranges.map((r) => ({ seriesId: ref.seriesId, inclusiveBeginMs: T0 + r.at, exclusiveEndMs: T0 + r.at + r.lengthMs })));
+    for (const r of cmd.ranges) model.tombstones.push({ begin: T0 + r.at, end: T0 + r.at + r.lengthMs, version: version + 1n });
     return;
   }
   // A replay carries the run's first version: it loses to every point there, so it goes only
@@ -201,6 +211,25 @@ t.test('rollups and reads match the model under overwrites, replays, late points
     await checkReads(run, 'after the last fold');
   }), { numRuns: 12, seed: 1103, endOnFailure: true });
   t.pass('every run matched the model');
+});
+
+t.test('reads binding many overlapping tombstones of several versions (the join form) match the model before and after the fold', async (t) => {
+  const run = newRun();
+  const offsets = Array.from({ length: 40 }, (_, k) => k * 251);
+  const draws = Array.from({ length: 40 }, (_, k) => k * 7919);
+  for (const series of [0, 1, 2]) {
+    await apply(run, { kind: 'write', series, overwrite: false, replay: false, offsets, draws }, 0);
+    // 50 one-minute ranges every 200 s, then points written again into some, then 45 longer ranges of a newer version across both.
+    await apply(run, { kind: 'deleteMany', series, ranges: Array.from({ length: 50 }, (_, k) => ({ at: k * 200_000 + 17, lengthMs: 60_000 })) }, 1);
+    await apply(run, { kind: 'write', series, overwrite: true, replay: false, offsets: offsets.slice(0, 20), draws: draws.slice(20) }, 2);
+    await apply(run, { kind: 'deleteMany', series, ranges: Array.from({ length: 45 }, (_, k) => ({ at: k * 230_000 + 90_000, lengthMs: 100_000 })) }, 3);
+    await apply(run, { kind: 'write', series, overwrite: true, replay: false, offsets: offsets.slice(10, 30), draws: draws.slice(5, 25) }, 4);
+  }
+  await checkReads(run, 'many tombstones, before the fold');
+  await store.runMaintenance({ includeHot: true });
+  await checkRollupRows(run, 'many tombstones, after the fold');
+  await checkReads(run, 'many tombstones, after the fold');
+  t.pass('matched the model');
 });
 
 t.test('a data directory from before minute rollups is backfilled once at open', async (t) => {

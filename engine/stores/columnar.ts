@@ -167,7 +167,17 @@ function jsonLines<Row>(text: string): Row[] {
 interface PooledSession {
   session: ChdbSession;
   running: number;
+  /** The connection's settings statement, until it has run (every statement waits for it). */
+  configuring?: Promise<unknown>;
 }
+
+/**
+ * chdb renders bound values into the statement's text (columnar-literal.ts), so a read binding
+ * thousands of delete tombstones is a statement of hundreds of KiB: past the engine's default
+ * max_query_size (256 KiB) it was refused. A ClickHouse server gets values as parameters, apart
+ * from the text.
+ */
+const CHDB_QUERY_BYTES_MAX = 64 * 1024 * 1024;
 
 class ChdbColumnarStore implements ColumnarStore {
   readonly kind = 'chdb';
@@ -185,7 +195,10 @@ class ChdbColumnarStore implements ColumnarStore {
     // Not recursive when the parent exists: Node's recursive mkdir never returns under /proc.
     if (!existsSync(path)) mkdirSync(path, { recursive: !existsSync(dirname(path)) });
     const chdb = createRequire(import.meta.url)('chdb') as ChdbModule;
-    const pool = Array.from({ length: Math.max(1, connections) }, () => ({ session: new chdb.Session(path), running: 0 }));
+    const pool = Array.from({ length: Math.max(1, connections) }, (): PooledSession => {
+      const session = new chdb.Session(path);
+      return { session, running: 0, configuring: session.queryAsync(`SET max_query_size = ${CHDB_QUERY_BYTES_MAX}`, { format: 'TSV' }) };
+    });
     return new ChdbColumnarStore(chdb, pool);
   }
 
@@ -204,6 +217,10 @@ class ChdbColumnarStore implements ColumnarStore {
     const text = renderParams(sql, values);
     on.running++;
     try {
+      if (on.configuring) {
+        await on.configuring;
+        on.configuring = undefined;
+      }
       return await on.session.queryAsync(text, { format });
     } finally {
       on.running--;
