@@ -25,7 +25,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -69,6 +69,12 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
   const files = result.suites[4];
   t.same(files?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [['upload', true], ['download', true], ['rss-growth', undefined]], 'files: SHA-256 checked both ways');
   t.same(files?.notes, [], 'files: no wrong answer');
+
+  const subscriptions = result.suites[5];
+  t.same(subscriptions?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
+    ['latency-p50', true], ['latency-p99', true], ['ingest-ratio', true], ['lost-after-kill', true],
+  ], 'subscriptions: every delivered point checked against what was written');
+  t.equal(subscriptions?.metrics.find((m) => m.key === 'lost-after-kill')?.figures.plantdata?.value, 0, 'subscriptions: no acknowledged write lost across kill -9');
 
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
   t.match(markdown, /^# Bench results/);

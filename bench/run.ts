@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
 // bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -16,6 +16,7 @@ import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts'
 import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
 import { EVENTS_SIZES, runEventsSuite } from './events.ts';
 import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
+import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
 import { VictoriaMetricsPeer } from './peers/victoria-metrics.ts';
@@ -29,7 +30,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -90,6 +91,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('graph')) result.suites.push(await benchGraph(opts));
   if (opts.suites.includes('events')) result.suites.push(await benchEvents(opts));
   if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
+  if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[opts.size], log: opts.log }));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };

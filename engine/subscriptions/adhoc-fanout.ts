@@ -18,27 +18,33 @@ export class AdhocFanout {
   private readonly sinks = new Map<string, Set<AdhocSink>>();
   private pending: CommittedBatch[] = [];
   private scheduled = false;
+  /** The commit hook, registered only while a socket listens (a registered hook makes the ingest log copy every batch). */
   private stop: (() => void) | undefined;
 
-  constructor(onCommitted: (listener: CommitListener) => () => void) {
-    this.stop = onCommitted((batch) => {
-      if (!this.sinks.has(batch.tenant)) return;
-      this.pending.push(batch);
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.fanOut());
-      }
-    });
-  }
+  constructor(private readonly onCommitted: (listener: CommitListener) => () => void) {}
+
+  private listener: CommitListener = (batch) => {
+    if (!this.sinks.has(batch.tenant)) return;
+    this.pending.push(batch);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.fanOut());
+    }
+  };
 
   /** Returns the removal. */
   add(sink: AdhocSink): () => void {
     let set = this.sinks.get(sink.tenant);
     if (!set) this.sinks.set(sink.tenant, (set = new Set()));
     set.add(sink);
+    this.stop ??= this.onCommitted(this.listener);
     return () => {
       set.delete(sink);
       if (set.size === 0 && this.sinks.get(sink.tenant) === set) this.sinks.delete(sink.tenant);
+      if (this.sinks.size === 0) {
+        this.stop?.();
+        this.stop = undefined;
+      }
     };
   }
 

@@ -2,7 +2,6 @@
 
 /** Channel an append notifies (payload: tenant), so listening sockets on every process look at once. */
 export const MESSAGES_APPENDED_CHANNEL = 'subscription_messages_appended';
-export const NOTIFY_APPENDED = `SELECT pg_notify('${MESSAGES_APPENDED_CHANNEL}', $1)`;
 
 /** The series a tenant's subscriptions name: $1 tenant. */
 export const COVERAGE_SERIES = 'SELECT subscription_id::float8 AS subscription_id, series_id::float8 AS series_id FROM subscription_series WHERE tenant = $1';
@@ -10,20 +9,27 @@ export const COVERAGE_SERIES = 'SELECT subscription_id::float8 AS subscription_i
 export const COVERAGE_DATA_SETS = 'SELECT id::float8 AS id, data_set_id::float8 AS data_set_id FROM subscriptions WHERE tenant = $1 AND data_set_id IS NOT NULL';
 
 /**
- * Appends messages: $1 tenants, $2 subscription ids, $3 write versions, $4 items JSON,
- * $5 data set ids per item (a `{...}` array literal per row). Rows go in array order, so a
- * subscription's sequence numbers follow commit order.
+ * One statement, one commit: appends messages ($1 tenants, $2 subscription ids, $3 write
+ * versions, $4 items JSON, $5 data set ids per item as `{...}` array literals; rows in array
+ * order, so a subscription's sequence numbers follow commit order), moves the feeder's mark
+ * ($6 feeder or null, $7 write version) forward only, and notifies $8 (payloads).
  */
 export const APPEND_MESSAGES = `
-INSERT INTO subscription_messages (tenant, subscription_id, write_version, items, data_set_ids)
-SELECT t, s, v, i, d::bigint[] FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) WITH ORDINALITY AS m(t, s, v, i, d, o)
- ORDER BY o
-ON CONFLICT DO NOTHING`;
+WITH appended AS (
+  INSERT INTO subscription_messages (tenant, subscription_id, write_version, items, data_set_ids)
+  SELECT t, s, v, i, d::bigint[] FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) WITH ORDINALITY AS m(t, s, v, i, d, o)
+   ORDER BY o),
+marked AS (
+  INSERT INTO subscription_feed_marks (feeder, write_version) SELECT $6::text, $7::bigint WHERE $6::text IS NOT NULL
+  ON CONFLICT (feeder) DO UPDATE SET write_version = GREATEST(subscription_feed_marks.write_version, EXCLUDED.write_version))
+SELECT pg_notify('${MESSAGES_APPENDED_CHANNEL}', n) FROM unnest($8::text[]) AS n`;
 
-/** $1 feeder, $2 write version: moves the mark forward only. */
-export const SAVE_FEED_MARK = `
-INSERT INTO subscription_feed_marks (feeder, write_version) VALUES ($1, $2)
-ON CONFLICT (feeder) DO UPDATE SET write_version = GREATEST(subscription_feed_marks.write_version, EXCLUDED.write_version)`;
+/**
+ * Delivery state changes (lease, ack, nack, release) commit without waiting for the WAL
+ * flush: one lost in a crash only makes a message visible again, which at-least-once allows.
+ */
+export const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off';
+
 export const LOAD_FEED_MARK = 'SELECT write_version::text AS write_version FROM subscription_feed_marks WHERE feeder = $1';
 
 /**

@@ -23,12 +23,13 @@
 import type { CommittedBatch, CommitListener } from '../datapoints/types.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
+import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
 import { datapointItemJson } from './datapoint-items.ts';
 import {
-  ACK_MESSAGES, APPEND_MESSAGES, COVERAGE_DATA_SETS, COVERAGE_SERIES, LEASE_MESSAGES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL, NACK_MESSAGES,
-  NOTIFY_APPENDED, RELEASE_LEASES, SAVE_FEED_MARK,
+  ACK_MESSAGES, APPEND_MESSAGES, ASYNC_COMMIT, COVERAGE_DATA_SETS, COVERAGE_SERIES, LEASE_MESSAGES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL,
+  NACK_MESSAGES, RELEASE_LEASES,
 } from './subscription-broker.sql.ts';
 import { SUBSCRIPTIONS_CHANGED_CHANNEL } from './subscription-records.sql.ts';
 
@@ -40,6 +41,8 @@ const MESSAGE_POINTS_MAX = 10_000;
 const QUEUE_POINTS_WARN = 5_000_000;
 /** Wait before retrying a failed append. */
 const APPEND_RETRY_MS = 500;
+/** A flush that appends nothing saves the mark at most this often (recovery reads from it). */
+const MARK_ONLY_SAVE_INTERVAL_MS = 1_000;
 
 interface Coverage {
   loadedAtMs: number;
@@ -81,6 +84,9 @@ export class SubscriptionBroker {
   private readonly stops: (() => Promise<void> | void)[] = [];
   private closed = false;
   private warnedQueue = false;
+  private lastMarkSaveMs = 0;
+  /** The commit hook, registered only while some subscription exists (a registered hook makes the ingest log copy every batch). */
+  private unhook: (() => void) | undefined;
 
   constructor(private readonly options: SubscriptionBrokerOptions) {}
 
@@ -102,12 +108,21 @@ export class SubscriptionBroker {
       // Serving beats refusing to start; the loss is said loudly.
       this.options.log.error({ err: error }, 'recovering subscription messages of points committed before a crash failed; some may never be delivered');
     }
-    this.stops.push(this.options.onCommitted((batch) => this.committed(batch)));
+    const { rows } = await relational.pool.query('SELECT 1 FROM subscriptions LIMIT 1');
+    if (rows.length > 0) this.hook();
+    this.stops.push(() => { this.unhook?.(); this.unhook = undefined; });
+  }
+
+  /** Starts feeding (idempotent): the first subscription of any tenant, here or on another process. */
+  private hook(): void {
+    if (this.closed || this.unhook) return;
+    this.unhook = this.options.onCommitted((batch) => this.committed(batch));
   }
 
   /** Forgets a tenant's coverage: the next batch reloads it (a subscription write, here or elsewhere). */
   invalidate(tenant: string): void {
     this.coverage.delete(tenant);
+    this.hook();
   }
 
   /** The commit path: a map lookup, and a push when the tenant may have subscriptions. */
@@ -220,12 +235,13 @@ export class SubscriptionBroker {
         for (const sub of open.keys()) close(sub);
       }
     }
-    if (items.length === 0 && !this.options.feeder) return;
-    await this.options.relational.transaction(async (tx) => {
-      if (items.length > 0) await tx.query(APPEND_MESSAGES, [tenants, subscriptionIds, versions, items, dataSets]);
-      if (this.options.feeder && highest > 0n) await tx.query(SAVE_FEED_MARK, [this.options.feeder, highest.toString()]);
-      for (const [tenant, ids] of touched) await tx.query(NOTIFY_APPENDED, [notificationOf(tenant, ids)]);
-    });
+    const saveMark = this.options.feeder !== undefined && highest > 0n && (items.length > 0 || Date.now() - this.lastMarkSaveMs >= MARK_ONLY_SAVE_INTERVAL_MS);
+    if (items.length === 0 && !saveMark) return;
+    const notifications = [...touched].map(([tenant, ids]) => notificationOf(tenant, ids));
+    await this.options.relational.pool.query(APPEND_MESSAGES, [
+      tenants, subscriptionIds, versions, items, dataSets, saveMark ? this.options.feeder : null, saveMark ? highest.toString() : null, notifications,
+    ]);
+    if (saveMark) this.lastMarkSaveMs = Date.now();
     for (const [tenant, ids] of touched) this.wake(tenant, ids);
   }
 
@@ -290,30 +306,38 @@ export class SubscriptionBroker {
     this.wake(tenant, ids ? ids.split(',').map(Number) : undefined);
   }
 
+  /** A delivery state change, committed without waiting for the WAL flush (ASYNC_COMMIT). */
+  private asyncCommit<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.options.relational.transaction(async (tx) => {
+      await tx.query(ASYNC_COMMIT);
+      return work(tx);
+    });
+  }
+
   async lease(tenant: string, subscriptionId: number, owner: string, ackTimeoutMs: number, max: number): Promise<LeasedMessage[]> {
     const now = Date.now();
-    const { rows } = await this.options.relational.pool.query<{ seq: string; items: string; data_set_ids: (number | null)[] }>(
+    const { rows } = await this.asyncCommit((tx) => tx.query<{ seq: string; items: string; data_set_ids: (number | null)[] }>(
       LEASE_MESSAGES, [tenant, subscriptionId, now, max, now + ackTimeoutMs, owner],
-    );
+    ));
     return rows.map((r) => ({ seq: r.seq, items: r.items, dataSetIds: r.data_set_ids }))
       .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   }
 
   async ack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.options.relational.pool.query(ACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]);
+    await this.asyncCommit((tx) => tx.query(ACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]));
   }
 
   /** Makes them visible again at once and wakes this tenant's listeners. */
   async nack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.options.relational.pool.query(NACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]);
+    await this.asyncCommit((tx) => tx.query(NACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]));
     this.wake(tenant, new Set(messages.map((m) => m.subscriptionId)));
   }
 
   async release(tenant: string, subscriptionIds: readonly number[], owner: string): Promise<void> {
     if (subscriptionIds.length === 0) return;
-    await this.options.relational.pool.query(RELEASE_LEASES, [tenant, subscriptionIds, owner]);
+    await this.asyncCommit((tx) => tx.query(RELEASE_LEASES, [tenant, subscriptionIds, owner]));
     this.wake(tenant, subscriptionIds);
   }
 
