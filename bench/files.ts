@@ -8,7 +8,8 @@
 // one of 16 random blocks (chosen by a hash of k and the run), so its SHA-256 is computed
 // before the timed upload without reading it twice during it. The 201's sha256 must equal it,
 // and the download is hashed as it arrives and must equal it too. The client is node:http
-// (Content-Length upload honouring back-pressure; download read as it comes).
+// (a chunked upload honouring back-pressure, since uWebSockets.js refuses a Content-Length of
+// 1e9 bytes or more; the download read as it comes).
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
@@ -106,7 +107,8 @@ async function uploadFile(target: FilesTarget, filePath: string, bytes: FileByte
   const started = performance.now();
   const req = request({
     host: target.url.hostname, port: target.url.port, method: 'PUT', path: `/files?path=${encodeURIComponent(filePath)}`,
-    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/octet-stream', 'content-length': bytes.totalBytes },
+    // Chunked: uWebSockets.js refuses a Content-Length of 10 digits (1e9 bytes or more).
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
   });
   const answered = once(req, 'response') as Promise<[IncomingMessage]>;
   answered.catch(() => undefined);
