@@ -4,7 +4,7 @@
 // stream of named series without a stored subscription or position. The token, keepalive and
 // idle close are the route kind's (websocket-routes.ts); the caps and frames are here.
 import { randomUUID } from 'node:crypto';
-import { SUBSCRIPTION_FRAME_INTERVAL_MS, SUBSCRIPTION_FRAME_MESSAGES_MAX, SUBSCRIPTION_SERIES_MAX } from '../engine/limits.ts';
+import { SUBSCRIPTION_FRAME_MESSAGES_MAX, SUBSCRIPTION_SERIES_MAX } from '../engine/limits.ts';
 import type { Identifier } from '../engine/errors.ts';
 import { canRead, type Access } from '../engine/grants/access.ts';
 import type { SubscriptionEngine } from '../engine/subscription-engine.ts';
@@ -97,48 +97,32 @@ function messageJson(tenant: string, access: Access, subscriptionId: number, mes
 }
 
 /**
- * One attached subscription of one socket: leases up to 500 visible messages, sends them as
- * one frame, and waits for an append, a nack or release, or 500 ms (expired leases: the ack
- * timeout's redelivery), whichever first. Waits for the socket to drain before leasing more.
+ * One attached subscription of one socket: the broker's dispatcher leases its visible
+ * messages (up to 500) when due and this sends them as one frame. While the socket is backed
+ * up it is not ready; its drain makes it due again.
  */
 class Pump {
-  private stopped = false;
-  private waiting: { cancel(): void } | undefined;
+  private readonly attached: { detach(): void; wake(): void };
 
-  constructor(
-    private readonly ctx: WebSocketContext, private readonly broker: SubscriptionBroker, readonly id: number, readonly externalId: string,
-    private readonly owner: string, onFailure: (error: unknown) => void,
-  ) {
-    this.loop().catch(onFailure);
+  constructor(private readonly ctx: WebSocketContext, broker: SubscriptionBroker, readonly id: number, readonly externalId: string, owner: string) {
+    const tenant = ctx.caller.tenant;
+    this.attached = broker.attach({
+      tenant, subscriptionId: id, owner, ackTimeoutMs: ctx.settings.websocket.ackTimeoutMs,
+      ready: () => !ctx.closed && ctx.bufferedBytes() === 0,
+      deliver: (messages) => {
+        const frames = messages.map((m) => messageJson(tenant, ctx.access, id, m));
+        ctx.send(`{"subscriptionExternalId":${JSON.stringify(externalId)},"messages":[${frames.join(',')}]}`);
+      },
+    });
+  }
+
+  /** The socket drained. */
+  wake(): void {
+    this.attached.wake();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.waiting?.cancel();
-  }
-
-  private async loop(): Promise<void> {
-    const { ctx, broker } = this;
-    const tenant = ctx.caller.tenant;
-    while (!this.stopped && !ctx.closed) {
-      if (ctx.bufferedBytes() > 0) await ctx.drained();
-      // Registered before leasing, so an append during the lease is not missed.
-      const waiting = (this.waiting = broker.waitForMessages(tenant, this.id, SUBSCRIPTION_FRAME_INTERVAL_MS));
-      const leased = await broker.lease(tenant, this.id, this.owner, ctx.settings.websocket.ackTimeoutMs, SUBSCRIPTION_FRAME_MESSAGES_MAX);
-      if (this.stopped || ctx.closed) {
-        waiting.cancel();
-        return; // its leases are given back by the session's close or detach
-      }
-      if (leased.length > 0) {
-        const messages = leased.map((m) => messageJson(tenant, ctx.access, this.id, m));
-        ctx.send(`{"subscriptionExternalId":${JSON.stringify(this.externalId)},"messages":[${messages.join(',')}]}`);
-        if (leased.length === SUBSCRIPTION_FRAME_MESSAGES_MAX) {
-          waiting.cancel();
-          continue;
-        }
-      }
-      await waiting.promise;
-    }
+    this.attached.detach();
   }
 }
 
@@ -163,7 +147,7 @@ function subscriptionSession(ctx: WebSocketContext, subscriptions: SubscriptionE
       if ('reason' in target) error(target.externalId, target.reason);
       else if ([...attached.values()].some((p) => p.id === target.id)) continue;
       else if (attached.size >= ctx.settings.websocket.subscriptionsPerSocket) error(target.externalId, 'subscription-limit-reached');
-      else attached.set(target.externalId, new Pump(ctx, broker, target.id, target.externalId, owner, fail));
+      else attached.set(target.externalId, new Pump(ctx, broker, target.id, target.externalId, owner));
     }
   }
 
@@ -209,6 +193,9 @@ function subscriptionSession(ctx: WebSocketContext, subscriptions: SubscriptionE
   run(() => attach(ctx.pathTail)).catch(fail);
   return {
     message: (data) => run(() => handle(data)),
+    drain() {
+      for (const pump of attached.values()) pump.wake();
+    },
     close() {
       release();
       const ids = [...attached.values()].map((p) => p.id);

@@ -32,24 +32,6 @@ export const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off';
 
 export const LOAD_FEED_MARK = 'SELECT write_version::text AS write_version FROM subscription_feed_marks WHERE feeder = $1';
 
-/**
- * Leases up to $4 visible messages of one subscription to $6 until $5: $1 tenant, $2
- * subscription id, $3 now (ms). Two sockets on one subscription share its messages.
- */
-export const LEASE_MESSAGES = `
-WITH picked AS (
-  SELECT seq FROM subscription_messages
-   WHERE tenant = $1 AND subscription_id = $2 AND visible_at <= $3
-   ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
-UPDATE subscription_messages m SET visible_at = $5, lease_owner = $6
-  FROM picked WHERE m.tenant = $1 AND m.subscription_id = $2 AND m.seq = picked.seq
-RETURNING m.seq::text AS seq, m.items, m.data_set_ids::float8[] AS data_set_ids`;
-
-/** Acked messages are forgotten: $1 tenant, $2 subscription ids, $3 sequences (pairwise). */
-export const ACK_MESSAGES = `
-DELETE FROM subscription_messages m USING unnest($2::bigint[], $3::bigint[]) AS a(s, q)
- WHERE m.tenant = $1 AND m.subscription_id = a.s AND m.seq = a.q`;
-
 /** Nacked messages are visible again at once: $1 tenant, $2 subscription ids, $3 sequences. */
 export const NACK_MESSAGES = `
 UPDATE subscription_messages m SET visible_at = 0, lease_owner = NULL FROM unnest($2::bigint[], $3::bigint[]) AS a(s, q)
@@ -60,3 +42,26 @@ RETURNING m.subscription_id::float8 AS subscription_id`;
 export const RELEASE_LEASES = `
 UPDATE subscription_messages SET visible_at = 0, lease_owner = NULL
  WHERE tenant = $1 AND subscription_id = ANY($2::bigint[]) AND lease_owner = $3`;
+
+/**
+ * Leases, in one statement for every attached socket of the process that is due: up to $6
+ * visible messages ($5 now) of each (tenant $1, subscription $2) to owner $3 until $4. Two
+ * sockets on one subscription in one statement never get the same message (each row is
+ * updated once, for one of them).
+ */
+export const LEASE_MANY = `
+WITH want AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS w(tenant, sub, owner, until)),
+picked AS (
+  SELECT w.tenant, w.sub, w.owner, w.until, p.seq FROM want w
+  CROSS JOIN LATERAL (
+    SELECT m.seq FROM subscription_messages m
+     WHERE m.tenant = w.tenant AND m.subscription_id = w.sub AND m.visible_at <= $5
+     ORDER BY m.seq LIMIT $6 FOR UPDATE SKIP LOCKED) p)
+UPDATE subscription_messages m SET visible_at = p.until, lease_owner = p.owner
+  FROM picked p WHERE m.tenant = p.tenant AND m.subscription_id = p.sub AND m.seq = p.seq
+RETURNING m.subscription_id::float8 AS subscription_id, m.seq::text AS seq, m.items, m.data_set_ids::float8[] AS data_set_ids, m.lease_owner AS owner`;
+
+/** Acks of many sockets in one statement: $1 tenants, $2 subscription ids, $3 sequences. */
+export const ACK_MANY = `
+DELETE FROM subscription_messages m USING unnest($1::text[], $2::bigint[], $3::bigint[]) AS a(t, s, q)
+ WHERE m.tenant = a.t AND m.subscription_id = a.s AND m.seq = a.q`;

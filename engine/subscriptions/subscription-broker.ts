@@ -27,9 +27,9 @@ import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
 import { datapointItemJson } from './datapoint-items.ts';
+import { DeliveryDispatcher, type Attachment } from './delivery-dispatcher.ts';
 import {
-  ACK_MESSAGES, APPEND_MESSAGES, ASYNC_COMMIT, COVERAGE_DATA_SETS, COVERAGE_SERIES, LEASE_MESSAGES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL,
-  NACK_MESSAGES, RELEASE_LEASES,
+  APPEND_MESSAGES, ASYNC_COMMIT, COVERAGE_DATA_SETS, COVERAGE_SERIES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL, NACK_MESSAGES, RELEASE_LEASES,
 } from './subscription-broker.sql.ts';
 import { SUBSCRIPTIONS_CHANGED_CHANNEL } from './subscription-records.sql.ts';
 
@@ -51,11 +51,7 @@ interface Coverage {
   empty: boolean;
 }
 
-export interface LeasedMessage {
-  seq: string;
-  items: string;
-  dataSetIds: (number | null)[];
-}
+export type { Attachment, LeasedMessage } from './delivery-dispatcher.ts';
 
 /** Points of series above a write version, as batches (the crash window's recovery). */
 export type RecoverSince = (tenant: string, series: readonly { seriesId: number; valueType: string }[], afterVersion: bigint) => Promise<CommittedBatch[]>;
@@ -80,7 +76,7 @@ export class SubscriptionBroker {
   private queue: CommittedBatch[] = [];
   private queuedPoints = 0;
   private flushing: Promise<void> | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly dispatcher: DeliveryDispatcher;
   private readonly stops: (() => Promise<void> | void)[] = [];
   private closed = false;
   private warnedQueue = false;
@@ -88,7 +84,9 @@ export class SubscriptionBroker {
   /** The commit hook, registered only while some subscription exists (a registered hook makes the ingest log copy every batch). */
   private unhook: (() => void) | undefined;
 
-  constructor(private readonly options: SubscriptionBrokerOptions) {}
+  constructor(private readonly options: SubscriptionBrokerOptions) {
+    this.dispatcher = new DeliveryDispatcher((work) => this.asyncCommit(work), options.log);
+  }
 
   async open(): Promise<void> {
     const { relational } = this.options;
@@ -100,7 +98,7 @@ export class SubscriptionBroker {
     this.stops.push(await relational.listen(MESSAGES_APPENDED_CHANNEL, {
       notify: (payload) => this.wakeFromNotification(payload),
       lost: () => undefined,
-      listening: () => { for (const set of [...this.waiters.values()]) for (const done of [...set]) done(); },
+      listening: () => this.dispatcher.wakeAll(),
     }));
     try {
       await this.recover();
@@ -275,29 +273,13 @@ export class SubscriptionBroker {
     if (recovered > 0) this.options.log.warn({ batches: recovered, mark: mark.toString() }, 'appended subscription messages of points committed before a crash');
   }
 
-  /** Resolves when messages of the subscription were appended or made visible (here or on another process), or after timeoutMs. */
-  waitForMessages(tenant: string, subscriptionId: number, timeoutMs: number): { promise: Promise<void>; cancel(): void } {
-    const key = `${tenant}\t${subscriptionId}`;
-    let set = this.waiters.get(key);
-    if (!set) this.waiters.set(key, (set = new Set()));
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => { wake = resolve; });
-    const timer = setTimeout(() => done(), timeoutMs);
-    const waiters = set;
-    const done = () => {
-      clearTimeout(timer);
-      waiters.delete(done);
-      if (waiters.size === 0 && this.waiters.get(key) === waiters) this.waiters.delete(key);
-      wake();
-    };
-    set.add(done);
-    return { promise, cancel: done };
+  /** A socket's subscription: its messages are leased and handed to `deliver` (delivery-dispatcher.ts). */
+  attach(attachment: Attachment): { detach(): void; wake(): void } {
+    return this.dispatcher.attach(attachment);
   }
 
-  /** Wakes the waiters of these subscriptions of the tenant (all of its subscriptions without ids). */
   private wake(tenant: string, subscriptionIds?: Iterable<number>): void {
-    const keys = subscriptionIds ? [...subscriptionIds].map((id) => `${tenant}\t${id}`) : [...this.waiters.keys()].filter((k) => k.startsWith(`${tenant}\t`));
-    for (const key of keys) for (const done of [...(this.waiters.get(key) ?? [])]) done();
+    this.dispatcher.wake(tenant, subscriptionIds);
   }
 
   private wakeFromNotification(payload: string): void {
@@ -314,18 +296,9 @@ export class SubscriptionBroker {
     });
   }
 
-  async lease(tenant: string, subscriptionId: number, owner: string, ackTimeoutMs: number, max: number): Promise<LeasedMessage[]> {
-    const now = Date.now();
-    const { rows } = await this.asyncCommit((tx) => tx.query<{ seq: string; items: string; data_set_ids: (number | null)[] }>(
-      LEASE_MESSAGES, [tenant, subscriptionId, now, max, now + ackTimeoutMs, owner],
-    ));
-    return rows.map((r) => ({ seq: r.seq, items: r.items, dataSetIds: r.data_set_ids }))
-      .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
-  }
-
-  async ack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
-    if (messages.length === 0) return;
-    await this.asyncCommit((tx) => tx.query(ACK_MESSAGES, [tenant, messages.map((m) => m.subscriptionId), messages.map((m) => m.seq)]));
+  /** Forgets the messages (coalesced with other sockets' acks into one statement). */
+  ack(tenant: string, messages: readonly { subscriptionId: number; seq: string }[]): Promise<void> {
+    return this.dispatcher.ack(tenant, messages);
   }
 
   /** Makes them visible again at once and wakes this tenant's listeners. */
@@ -346,7 +319,7 @@ export class SubscriptionBroker {
     for (const stop of this.stops.splice(0)) await stop();
     this.closed = true; // a failing append stops retrying; what it held is recovered at the next start
     while (this.flushing) await this.flushing;
-    for (const set of [...this.waiters.values()]) for (const done of [...set]) done();
+    this.dispatcher.close();
   }
 }
 
