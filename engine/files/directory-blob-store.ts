@@ -4,7 +4,9 @@
 // million files) and the directory fsync'd; only then is it durable under its key. A crash
 // mid-write leaves a staging file, removed at the next start. Reads open the file and read by
 // position from that descriptor, so a blob removed meanwhile (a replace, a delete) is still
-// read whole by whoever opened it (POSIX unlink semantics).
+// read whole by whoever opened it (POSIX unlink semantics). Both directions use O_DIRECT with
+// aligned buffers when the file system takes it and a pool slot is free (aligned-buffers.ts
+// says why), the page cache otherwise.
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
