@@ -6,8 +6,8 @@
 // to onCommitted, synchronously on the commit path: it only looks up the tenant's coverage in
 // memory and queues the batch. A flush loop, off the ack path, turns queued batches into one
 // message per (batch, subscription) (items JSON built once per series per batch) and appends
-// them in one INSERT per flush, in one transaction with the feeder's mark (the highest write
-// version appended) and a NOTIFY that wakes the listening sockets of every process.
+// them in one statement per flush, with the feeder's mark (the highest write version
+// appended) and a NOTIFY that wakes the listening sockets of every process.
 //
 // The crash window. A batch is acknowledged to its writer once durable in the ingest log, and
 // appended here some milliseconds later; a kill -9 in between would lose its messages. The
@@ -236,9 +236,14 @@ export class SubscriptionBroker {
     const saveMark = this.options.feeder !== undefined && highest > 0n && (items.length > 0 || Date.now() - this.lastMarkSaveMs >= MARK_ONLY_SAVE_INTERVAL_MS);
     if (items.length === 0 && !saveMark) return;
     const notifications = [...touched].map(([tenant, ids]) => notificationOf(tenant, ids));
-    await this.options.relational.pool.query(APPEND_MESSAGES, [
+    // With a feeder mark, committed without waiting for the WAL flush too: the mark is in the
+    // same statement, so a crash that loses this append loses its mark move with it, and the
+    // recovery reads the points back from the store (PostgreSQL never keeps a later commit and
+    // drops an earlier one). Without a mark (Kafka) the append waits for durability.
+    const run = this.options.feeder ? this.asyncCommit.bind(this) : <T>(work: (tx: Queryable) => Promise<T>) => work(this.options.relational.pool);
+    await run((tx) => tx.query(APPEND_MESSAGES, [
       tenants, subscriptionIds, versions, items, dataSets, saveMark ? this.options.feeder : null, saveMark ? highest.toString() : null, notifications,
-    ]);
+    ]));
     if (saveMark) this.lastMarkSaveMs = Date.now();
     for (const [tenant, ids] of touched) this.wake(tenant, ids);
   }
