@@ -305,7 +305,7 @@ export async function runEventsSuite(opts: EventsSuiteOptions): Promise<SuiteRes
     const rss = api.rss;
     notes.push(
       `events: create requests of up to ${size.requestEventsMax} events cut at SPEC's 4 MiB body cap: ${load.bodies.length} requests of ${Math.round(size.eventCount / load.bodies.length)} events on average (${(load.bodyBytes / size.eventCount).toFixed(0)} bytes of JSON per event); median request ${api.medianRequestMs.toFixed(0)} ms`,
-      `events: COPY peer: the same events (ids assigned by the bench, related resources resolved) as text-format files read by the service's own embedded PostgreSQL (server-side COPY FROM file, ${size.senders} sessions, one file per transaction, ${load.copyFiles.length} files) into a table made with CREATE TABLE (LIKE events INCLUDING ALL): same columns, generated search column and indexes; loaded first, then dropped and CHECKPOINTed before the API load`,
+      `events: COPY peer: the same events (ids assigned by the bench, related resources resolved) as text-format files read by the service's own embedded PostgreSQL (server-side COPY FROM file, ${size.senders} sessions, one file per transaction, ${load.copyFiles.length} files) into a table made with CREATE TABLE (LIKE events INCLUDING ALL) WITH (the events table's storage parameters): same columns, generated search column, indexes and toast_tuple_target; loaded first, then dropped and CHECKPOINTed before the API load`,
       `events: service RSS sampled every 200 ms during the API load: start ${mib(rss.startBytes).toFixed(0)} MiB, peak ${mib(rss.peakBytes).toFixed(0)} MiB, end ${mib(rss.endBytes).toFixed(0)} MiB (${rss.samples} samples; embedded PostgreSQL is a separate process, not included)`,
       `events: search queries are two words each found in about 0.1-0.5% of descriptions; their matches (either word): median ${search.extra.toFixed(0)} events`,
       `events: the two filter rows and the advanced filter ask for pages of ${size.pageSize}; search for ${size.searchLimit}; the distinct row cycles types, sub-types, statuses, sources with a limit of 10, 100 or 1,000; every answer is compared with the generator (order, fields, related resources, nextCursor); search's ranking order is not recomputed, its items must hold a query word; seed ${opts.seed} (BENCH_SEED)`,
@@ -436,7 +436,10 @@ async function copyPeer(opts: EventsSuiteOptions, files: string[], sessions: num
   await admin.connect();
   try {
     await admin.query(`DROP TABLE IF EXISTS ${COPY_TABLE}`);
-    await admin.query(`CREATE TABLE ${COPY_TABLE} (LIKE events INCLUDING ALL)`);
+    // LIKE copies columns, defaults, generated columns, storage and indexes, not the table's storage parameters (migration 010's toast_tuple_target).
+    const { rows: options } = await admin.query<{ options: string | null }>("SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = 'events'::regclass");
+    const withOptions = options[0]?.options ? ` WITH (${options[0].options})` : '';
+    await admin.query(`CREATE TABLE ${COPY_TABLE} (LIKE events INCLUDING ALL)${withOptions}`);
     await admin.query('CHECKPOINT');
     const clients = await Promise.all(Array.from({ length: sessions }, async () => {
       const c = new pg.Client({ connectionString: url });

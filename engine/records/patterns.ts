@@ -43,9 +43,13 @@ export function patternPredicate(params: SqlParams, column: string, patterns: st
   if (!list) return undefined;
   if (list.length === 0) return 'false';
   // lower() LIKE lower() rather than ILIKE: a btree on lower(column) text_pattern_ops serves
-  // a pattern's literal prefix (migration 003), which ILIKE cannot use.
-  const each = list.map((p) => (options.literalCaseSensitive && !hasWildcard(p)
-    ? `${column} = ${params.bind(p)}`
+  // a pattern's literal prefix (migration 003), which ILIKE cannot use. A pattern without
+  // wildcard is the same match written as an equality: the planner then knows the column is
+  // one value, so an index (tenant, lower(column), sort key) also gives the sort order and a
+  // page stops at its limit (a LIKE it turns into an index equality too, but without that
+  // knowledge it fetched and sorted every row of the range: issue 9's type + eventTime filter).
+  const each = list.map((p) => (!hasWildcard(p)
+    ? (options.literalCaseSensitive ? `${column} = ${params.bind(p)}` : `lower(${column}) = lower(${params.bind(p)})`)
     : `lower(${column}) LIKE lower(${params.bind(patternToIlike(p))})`));
   return `(${each.join(' OR ')})`;
 }

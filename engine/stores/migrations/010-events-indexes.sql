@@ -1,5 +1,12 @@
 -- The event log's reads at issue 9's size (1,000,000 events in a tenant; bench/events.ts).
 --
+-- Rows stay whole in the heap up to the largest target PostgreSQL allows (by default a row
+-- past about 2 KB has its largest values moved to the TOAST table): an event with a 100-word
+-- description is about 2.4 KB, and search ranks every match by its `search` tsvector, which
+-- was then read from TOAST, three more buffers a match (1,700 matches ranked: 67 -> 14 ms).
+-- A longer description is still compressed and moved out past the target.
+ALTER TABLE events SET (toast_tuple_target = 8160);
+
 -- Filter by type and an eventTime window: SPEC's type pattern compiles to
 -- lower(type) LIKE lower(pattern) (engine/records/patterns.ts). A literal type then becomes
 -- an index equality on this index (text_pattern_ops also serves a wildcard's literal prefix),
