@@ -16,11 +16,16 @@ import { startTestServer } from './testing/test-server.ts';
 import { pollUntil } from '../engine/testing/poll-until.ts';
 
 const CAPPED = `listen-capped-${process.pid}`;
+/** A tenant whose ack timeout is long enough that nothing is redelivered during its test. */
+const PATIENT = `listen-patient-${process.pid}`;
 const srv = await startTestServer({
   serviceConfig: {
     ...ROOMY_POLICY,
     websocket: { ackTimeoutMs: 1_000, pingIntervalMs: 100, idleTimeoutMs: 1_500 },
-    tenants: { [CAPPED]: { websocket: { connectionsPerOrganization: 3, connectionsPerUser: 2, subscriptionsPerSocket: 2 } } },
+    tenants: {
+      [CAPPED]: { websocket: { connectionsPerOrganization: 3, connectionsPerUser: 2, subscriptionsPerSocket: 2 } },
+      [PATIENT]: { websocket: { ackTimeoutMs: 600_000 } },
+    },
   },
 });
 t.teardown(() => srv.close());
@@ -123,6 +128,17 @@ t.test('the ack timeout redelivers; a nack redelivers; a reconnect resumes unack
   const overwrite = await back.next('the overwrite', (f) => f.messages?.some((m: any) => m.payload.items[0].datapoints[0].value === '7')); // eslint-disable-line @typescript-eslint/no-explicit-any
   t.equal(overwrite.messages.at(-1).payload.eventAction, 'CREATE');
   await back.close();
+});
+
+t.test('two sockets on one subscription share its messages: each message goes to one of them', async (t) => {
+  const p = await plant(PATIENT);
+  const one = await listen(`${LISTEN}/named`, p.admin);
+  const two = await listen(`${LISTEN}/named`, p.admin);
+  for (let i = 0; i < 20; i++) await write(p.admin, [{ externalId: 'f', datapoints: [{ timestamp: T0 + i, value: i }] }]);
+  const ids = (client: ListenClient) => messagesOf(client, 'named').map((m: { messageId: string }) => m.messageId);
+  await pollUntil('all 20 messages delivered', () => new Set([...ids(one), ...ids(two)]).size === 20);
+  t.equal(ids(one).length + ids(two).length, 20, 'no message went to both (none is redelivered: this tenant\'s ack timeout is 10 minutes)');
+  for (const client of [one, two]) await client.close();
 });
 
 t.test('client frames: empty path, subscribe/add, unsubscribe/remove, set, bad frames', async (t) => {
