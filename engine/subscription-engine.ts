@@ -39,7 +39,7 @@ export interface SubscriptionEngineDeps {
   relational: RelationalStore;
   graph: Pick<GraphGuard, 'lock'>;
   series: SeriesDirectory;
-  datapoints: Pick<DatapointEngine, 'onCommitted' | 'mode' | 'store'>;
+  datapoints: Pick<DatapointEngine, 'onCommitted' | 'mode' | 'store' | 'readBarrier'>;
 }
 
 export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, deps: SubscriptionEngineDeps): Promise<SubscriptionEngine> {
@@ -51,6 +51,7 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     // One feeder per data directory in the embedded default; with Kafka several ingesters feed.
     feeder: embedded ? `embedded:${config.dataDir}` : undefined,
     recoverSince: embedded ? storeRecovery(deps.datapoints.store.columnar) : undefined,
+    readBarrier: () => deps.datapoints.readBarrier(),
     log: logger.child({ module: 'subscription-broker' }),
   });
   await broker.open();

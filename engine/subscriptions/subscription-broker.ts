@@ -37,8 +37,15 @@ import { SUBSCRIPTIONS_CHANGED_CHANNEL } from './subscription-records.sql.ts';
 const COVERAGE_TTL_MS = 5_000;
 /** Points of one message, at most: a larger batch is split, a series' points staying in order. */
 const MESSAGE_POINTS_MAX = 10_000;
-/** Points queued for appending, past which a warning is logged (the queue is never dropped: nothing acked may be lost). */
+/** Points queued for appending, past which a warning is logged. */
 const QUEUE_POINTS_WARN = 5_000_000;
+/**
+ * Points queued for appending, at most (the queue holds copies of committed batches). Past it
+ * batches are dropped and the mark stops moving; once the queue has drained, the points above
+ * the mark are read back from the store (the crash recovery, at run time), so nothing acked
+ * is lost. Without a mark (Kafka) the dropped batches are lost to subscribers, said loudly.
+ */
+export const QUEUE_POINTS_MAX = 16_000_000;
 /** Wait before retrying a failed append. */
 const APPEND_RETRY_MS = 500;
 /** A flush that appends nothing saves the mark at most this often (recovery reads from it). */
@@ -68,6 +75,10 @@ export interface SubscriptionBrokerOptions {
   feeder?: string;
   /** Reads back points above the mark at start (the embedded feeder). */
   recoverSince?: RecoverSince;
+  /** Resolves once every acknowledged batch is in the store (before a recovery at run time). */
+  readBarrier?: () => Promise<void>;
+  /** @default QUEUE_POINTS_MAX */
+  queuePointsMax?: number;
   log: Logger;
 }
 
@@ -81,6 +92,10 @@ export class SubscriptionBroker {
   private closed = false;
   private warnedQueue = false;
   private lastMarkSaveMs = 0;
+  /** Batches were dropped (queue full): the mark holds still until the store is read back. */
+  private gap = false;
+  private droppedBatches = 0;
+  private readonly counters = { droppedBatches: 0, gapsClosed: 0 };
   /** The commit hook, registered only while some subscription exists (a registered hook makes the ingest log copy every batch). */
   private unhook: (() => void) | undefined;
 
@@ -117,6 +132,11 @@ export class SubscriptionBroker {
     this.unhook = this.options.onCommitted((batch) => this.committed(batch));
   }
 
+  /** Batches dropped by a full queue, and the read-backs from the store that made up for them, since start. */
+  stats(): { droppedBatches: number; gapsClosed: number; queuedPoints: number } {
+    return { ...this.counters, queuedPoints: this.queuedPoints };
+  }
+
   /** Forgets a tenant's coverage: the next batch reloads it (a subscription write, here or elsewhere). */
   invalidate(tenant: string): void {
     this.coverage.delete(tenant);
@@ -127,8 +147,22 @@ export class SubscriptionBroker {
   private committed(batch: CommittedBatch): void {
     const known = this.coverage.get(batch.tenant);
     if (known?.empty && Date.now() - known.loadedAtMs < COVERAGE_TTL_MS) return;
+    let points = 0;
+    for (const s of batch.series) points += s.timestampMs.length;
+    if (this.queuedPoints + points > (this.options.queuePointsMax ?? QUEUE_POINTS_MAX) && this.queue.length > 0) {
+      if (!this.gap) {
+        const recoverable = this.options.feeder !== undefined && this.options.recoverSince !== undefined;
+        this.options.log[recoverable ? 'warn' : 'error']({ queuedPoints: this.queuedPoints }, recoverable
+          ? 'the subscription feed queue is full; dropping batches until it drains, then reading them back from the store'
+          : 'the subscription feed queue is full; dropping batches: their points will not reach subscribers');
+      }
+      this.gap = true;
+      this.droppedBatches++;
+      this.counters.droppedBatches++;
+      return;
+    }
     this.queue.push(batch);
-    for (const s of batch.series) this.queuedPoints += s.timestampMs.length;
+    this.queuedPoints += points;
     if (this.queuedPoints > QUEUE_POINTS_WARN && !this.warnedQueue) {
       this.warnedQueue = true;
       this.options.log.warn({ queuedPoints: this.queuedPoints }, 'the subscription feed is behind the ingest log');
@@ -154,6 +188,25 @@ export class SubscriptionBroker {
       }
       this.queuedPoints -= points;
       if (this.queuedPoints < QUEUE_POINTS_WARN) this.warnedQueue = false;
+      if (this.queue.length === 0 && this.gap) await this.closeGap();
+    }
+  }
+
+  /** After dropped batches: read the points above the mark back from the store, then let the mark move again. */
+  private async closeGap(): Promise<void> {
+    const dropped = this.droppedBatches;
+    this.gap = false;
+    this.droppedBatches = 0;
+    if (!this.options.feeder || !this.options.recoverSince) return;
+    try {
+      await this.options.readBarrier?.();
+      await this.recover();
+      this.counters.gapsClosed++;
+      this.options.log.warn({ dropped }, 'read back from the store the points of the batches the full feed queue dropped');
+    } catch (error) {
+      this.gap = true; // the mark stays; the next drain (or start) tries again
+      this.droppedBatches += dropped;
+      this.options.log.error({ err: error }, 'reading dropped batches back from the store failed; retrying after the next append');
     }
   }
 
@@ -233,7 +286,7 @@ export class SubscriptionBroker {
         for (const sub of open.keys()) close(sub);
       }
     }
-    const saveMark = this.options.feeder !== undefined && highest > 0n && (items.length > 0 || Date.now() - this.lastMarkSaveMs >= MARK_ONLY_SAVE_INTERVAL_MS);
+    const saveMark = this.options.feeder !== undefined && !this.gap && highest > 0n && (items.length > 0 || Date.now() - this.lastMarkSaveMs >= MARK_ONLY_SAVE_INTERVAL_MS);
     if (items.length === 0 && !saveMark) return;
     const notifications = [...touched].map(([tenant, ids]) => notificationOf(tenant, ids));
     // With a feeder mark, committed without waiting for the WAL flush too: the mark is in the
