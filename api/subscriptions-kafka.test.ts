@@ -5,8 +5,9 @@
 // PostgreSQL, instance B as a child process on A's PostgreSQL (DATABASE_URL) with a data
 // directory of its own (chdb: one process per data path), both ROLE=all in one consumer group,
 // so each consumes some partitions and feeds the shared broker state. Writes go to both.
-// Design note: Kafka carries the data points; the subscription messages and positions are in
-// the shared PostgreSQL (docs/architecture.md, "Subscriptions").
+// Design note: Kafka carries the stream into the broker (a consumer group of its own whose
+// offsets move once the messages are appended); unacked messages and leases are in the shared
+// PostgreSQL (docs/architecture.md, "Subscriptions").
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';

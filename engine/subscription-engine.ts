@@ -12,10 +12,14 @@ import type { SeriesDirectory } from './meta/series-directory.ts';
 import type { RelationalStore } from './stores/relational.ts';
 import { AdhocFanout } from './subscriptions/adhoc-fanout.ts';
 import { storeRecovery } from './subscriptions/feed-recovery.ts';
+import { startIngester, type Ingester } from './ingest/ingester.ts';
 import { SubscriptionBroker } from './subscriptions/subscription-broker.ts';
 import {
   createSubscriptions, deleteSubscriptions, listSubscriptions, subscriptionsByExternalIds, subscriptionsByIds, updateSubscriptions,
 } from './subscriptions/subscription-records.ts';
+
+/** The Kafka consumer group that feeds the broker (beside the ingesters' own group). */
+export const SUBSCRIPTION_FEED_GROUP = 'plantdata-subscription-feed';
 
 /** What a listener may attach: the subscription, or why not (SPEC error frame reasons). */
 export type ListenTarget = { id: number; externalId: string } | { reason: 'not-found' | 'forbidden'; externalId: string };
@@ -46,8 +50,10 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
   const { relational, graph } = deps;
   const db = relational.pool;
   const embedded = deps.datapoints.mode === 'group-commit';
+  // Embedded: fed by the group-commit log's post-commit hook. Kafka: by a consumer group of
+  // its own on the datapoints topic, whose offsets move only once the messages are appended.
   const broker = new SubscriptionBroker({
-    relational, series: deps.series, onCommitted: (listener) => deps.datapoints.onCommitted(listener),
+    relational, series: deps.series, onCommitted: embedded ? (listener) => deps.datapoints.onCommitted(listener) : undefined,
     // One feeder per data directory in the embedded default; with Kafka several ingesters feed.
     feeder: embedded ? `embedded:${config.dataDir}` : undefined,
     recoverSince: embedded ? storeRecovery(deps.datapoints.store.columnar) : undefined,
@@ -55,6 +61,18 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     log: logger.child({ module: 'subscription-broker' }),
   });
   await broker.open();
+  let feed: Ingester | undefined;
+  if (!embedded && config.kafkaBrokers) {
+    try {
+      feed = await startIngester({
+        brokers: config.kafkaBrokers, store: broker.kafkaSink(), groupId: SUBSCRIPTION_FEED_GROUP, clientId: SUBSCRIPTION_FEED_GROUP,
+        logger: logger.child({ module: 'subscription-feed' }),
+      });
+    } catch (error) {
+      await broker.close();
+      throw error;
+    }
+  }
   const adhoc = new AdhocFanout((listener) => deps.datapoints.onCommitted(listener));
   return {
     async create(access, items) {
@@ -108,6 +126,7 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     adhoc,
     async close() {
       adhoc.close();
+      await feed?.stop();
       await broker.close();
     },
   };

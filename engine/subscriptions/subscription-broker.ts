@@ -1,13 +1,14 @@
-// The embedded subscription broker (issue 10): each subscription's unacked messages and its
-// position live in PostgreSQL (subscription_messages, migration 007), so delivery state is
-// the broker's, not the socket's, and any instance on the same database resumes it.
+// The subscription broker (issue 10): each subscription's unacked messages and its position
+// live in PostgreSQL (subscription_messages, migration 007), so delivery state is the
+// broker's, not the socket's, and any instance on the same database resumes it.
 //
-// Feeding. The ingest log's post-commit hook (commit-listeners.ts) hands every durable batch
-// to onCommitted, synchronously on the commit path: it only looks up the tenant's coverage in
-// memory and queues the batch. A flush loop, off the ack path, turns queued batches into one
-// message per (batch, subscription) (items JSON built once per series per batch) and appends
-// them in one statement per flush, with the feeder's mark (the highest write version
-// appended) and a NOTIFY that wakes the listening sockets of every process.
+// Feeding (embedded). The group-commit log's post-commit hook (commit-listeners.ts) hands
+// every durable batch to onCommitted, synchronously on the commit path: it only looks up the
+// tenant's coverage in memory and queues the batch. A flush loop, off the ack path, turns
+// queued batches into one message per (batch, subscription) (items JSON built once per series
+// per batch) and appends them in one statement per flush, with the feeder's mark (the highest
+// write version appended) and a NOTIFY that wakes the listening sockets of every process.
+// Feeding (Kafka): kafkaSink(), written by a consumer group of its own (subscription-engine.ts).
 //
 // The crash window. A batch is acknowledged to its writer once durable in the ingest log, and
 // appended here some milliseconds later; a kill -9 in between would lose its messages. The
@@ -15,12 +16,12 @@
 // (recoverSince, after the ingest WAL has been replayed into it) and appended before the
 // mark moves. See docs/architecture.md, "Subscriptions".
 //
-// Delivery. A socket leases up to 500 visible messages of a subscription (visible_at <= now)
-// until now + ackTimeoutMs; an ack deletes them, a nack makes them visible at once, a closing
+// Delivery (delivery-dispatcher.ts). A socket leases up to 500 visible messages of a
+// subscription (visible_at <= now) until now + ackTimeoutMs; an ack deletes them, a nack makes them visible at once, a closing
 // socket gives its leases back, and a lease not acked in time simply becomes visible again
 // (redelivery), on whichever instance asks next. At-least-once; within a subscription
 // messages go in append order, and the points of a series in a message in timestamp order.
-import type { CommittedBatch, CommitListener } from '../datapoints/types.ts';
+import type { CommittedBatch, CommitListener, IngestBatch } from '../datapoints/types.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -66,8 +67,11 @@ export type RecoverSince = (tenant: string, series: readonly { seriesId: number;
 export interface SubscriptionBrokerOptions {
   relational: RelationalStore;
   series: SeriesDirectory;
-  /** The ingest log's post-commit hook (DatapointEngine.onCommitted). */
-  onCommitted(listener: CommitListener): () => void;
+  /**
+   * The ingest log's post-commit hook (DatapointEngine.onCommitted), or undefined when the
+   * feed comes from elsewhere (with Kafka: kafkaSink(), behind a consumer group of its own).
+   */
+  onCommitted?(listener: CommitListener): () => void;
   /**
    * This process's feeder name for the durable mark, or undefined when no mark is kept (with
    * Kafka the ingesters of several processes feed, and Kafka's offsets are the position).
@@ -128,8 +132,20 @@ export class SubscriptionBroker {
 
   /** Starts feeding (idempotent): the first subscription of any tenant, here or on another process. */
   private hook(): void {
-    if (this.closed || this.unhook) return;
+    if (this.closed || this.unhook || !this.options.onCommitted) return;
     this.unhook = this.options.onCommitted((batch) => this.committed(batch));
+  }
+
+  /**
+   * The feed as a store the Kafka ingester writes into (with KAFKA_BROKERS): a batch's
+   * messages are appended, durably, before the ingester commits its offset, so Kafka's
+   * consumer group position is the feed's position and a crash re-reads from it.
+   */
+  kafkaSink(): { insert(batch: IngestBatch): Promise<void>; insertMany(batches: readonly IngestBatch[]): Promise<void> } {
+    return {
+      insert: (batch) => this.append([batch]),
+      insertMany: (batches) => this.append(batches),
+    };
   }
 
   /** Batches dropped by a full queue, and the read-backs from the store that made up for them, since start. */
