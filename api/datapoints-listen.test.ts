@@ -155,6 +155,7 @@ t.test('client frames: empty path, subscribe/add, unsubscribe/remove, set, bad f
   client.send('not json');
   client.send({ action: 'ack', messageIds: 'x' });
   await pollUntil('three bad-request frames', () => client.frames.filter((f) => f.reason === 'bad-request').length === 3);
+  t.match(client.frames.find((f) => f.reason === 'bad-request')?.message, /unknown action "jump"/, 'an unknown action is named');
   t.equal(client.closed, undefined, 'the socket stays open');
   // After set(named) and removing it, nothing is attached: setA's messages wait in the broker.
   const count = client.frames.length;

@@ -13,6 +13,8 @@ import type { LeasedMessage, SubscriptionBroker } from '../engine/subscriptions/
 import { WS_CLOSE, type WebSocketContext, type WebSocketRoute, type WebSocketSession } from './websocket-routes.ts';
 
 const TAG = 'Subscriptions';
+/** SPEC "Subscription stream" client actions. */
+const CLIENT_ACTIONS = new Set(['subscribe', 'add', 'unsubscribe', 'remove', 'set', 'ack', 'nack']);
 /** Ids in one client frame, at most (a frame is at most 1 MiB anyway). */
 const FRAME_IDS_MAX = 10_000;
 
@@ -173,6 +175,7 @@ function subscriptionSession(ctx: WebSocketContext, subscriptions: SubscriptionE
   async function handle(data: string | Uint8Array): Promise<void> {
     const frame = parseClientFrame(data);
     if (typeof frame === 'string') return badRequest(ctx, frame);
+    if (!CLIENT_ACTIONS.has(frame.action)) return badRequest(ctx, `unknown action "${frame.action.slice(0, 40)}": subscribe, add, unsubscribe, remove, set, ack or nack`);
     const field = frame.action === 'ack' || frame.action === 'nack' ? 'messageIds' : 'externalIds';
     const list = stringList(frame, field);
     if (typeof list === 'string') return badRequest(ctx, list);
@@ -186,7 +189,7 @@ function subscriptionSession(ctx: WebSocketContext, subscriptions: SubscriptionE
       }
       case 'ack': return broker.ack(tenant, messageRefs(list));
       case 'nack': return broker.nack(tenant, messageRefs(list));
-      default: return badRequest(ctx, `unknown action "${frame.action.slice(0, 40)}": subscribe, add, unsubscribe, remove, set, ack or nack`);
+      default: return undefined;
     }
   }
 
