@@ -306,7 +306,7 @@ export async function runEventsSuite(opts: EventsSuiteOptions): Promise<SuiteRes
     notes.push(
       `events: create requests of up to ${size.requestEventsMax} events cut at SPEC's 4 MiB body cap: ${load.bodies.length} requests of ${Math.round(size.eventCount / load.bodies.length)} events on average (${(load.bodyBytes / size.eventCount).toFixed(0)} bytes of JSON per event); median request ${api.medianRequestMs.toFixed(0)} ms`,
       `events: COPY peer: the same events (ids assigned by the bench, related resources resolved) as text-format files read by the service's own embedded PostgreSQL (server-side COPY FROM file, ${size.senders} sessions, one file per transaction, ${load.copyFiles.length} files) into a table made with CREATE TABLE (LIKE events INCLUDING ALL) WITH (the events table's storage parameters): same columns, generated search column, indexes and toast_tuple_target; loaded first, then dropped and CHECKPOINTed before the API load`,
-      `events: service RSS sampled every 200 ms during the API load: start ${mib(rss.startBytes).toFixed(0)} MiB, peak ${mib(rss.peakBytes).toFixed(0)} MiB, end ${mib(rss.endBytes).toFixed(0)} MiB (${rss.samples} samples; embedded PostgreSQL is a separate process, not included)`,
+      `events: service RSS sampled every 200 ms during the API load: start ${mib(rss.startBytes).toFixed(0)} MiB, peak ${mib(rss.peakBytes).toFixed(0)} MiB, end ${mib(rss.endBytes).toFixed(0)} MiB; peak in each quarter of the load ${rss.quarterPeakBytes.map((b) => mib(b).toFixed(0)).join(' / ')} MiB (${rss.samples} samples; embedded PostgreSQL is a separate process, not included)`,
       `events: search queries are two words each found in about 0.1-0.5% of descriptions; their matches (either word): median ${search.extra.toFixed(0)} events`,
       `events: the two filter rows and the advanced filter ask for pages of ${size.pageSize}; search for ${size.searchLimit}; the distinct row cycles types, sub-types, statuses, sources with a limit of 10, 100 or 1,000; every answer is compared with the generator (order, fields, related resources, nextCursor); search's ranking order is not recomputed, its items must hold a query word; seed ${opts.seed} (BENCH_SEED)`,
     );
@@ -467,17 +467,20 @@ async function copyPeer(opts: EventsSuiteOptions, files: string[], sessions: num
   }
 }
 
-interface RssSamples { startBytes: number; peakBytes: number; endBytes: number; samples: number }
+interface RssSamples { startBytes: number; peakBytes: number; endBytes: number; samples: number; /** Peak in each quarter of the load (by requests answered): flat when the later ones do not climb. */ quarterPeakBytes: number[] }
 
 export async function apiLoad(client: HttpClient, mainPid: number, bodies: Buffer[], senders: number, log: (line: string) => void) {
   const answers: HttpAnswer[] = new Array(bodies.length);
   const requestMs: number[] = [];
-  const rss: RssSamples = { startBytes: readStatusBytes(mainPid, 'VmRSS'), peakBytes: 0, endBytes: 0, samples: 1 };
+  const rss: RssSamples = { startBytes: readStatusBytes(mainPid, 'VmRSS'), peakBytes: 0, endBytes: 0, samples: 1, quarterPeakBytes: [0, 0, 0, 0] };
   rss.peakBytes = rss.startBytes;
+  let answered = 0;
   const timer = setInterval(() => {
     const bytes = readStatusBytes(mainPid, 'VmRSS');
     rss.samples++;
     if (bytes > rss.peakBytes) rss.peakBytes = bytes;
+    const quarter = Math.min(3, Math.floor((answered * 4) / bodies.length));
+    rss.quarterPeakBytes[quarter] = Math.max(rss.quarterPeakBytes[quarter] as number, bytes);
   }, 200);
   let next = 0;
   const started = performance.now();
@@ -488,6 +491,7 @@ export async function apiLoad(client: HttpClient, mainPid: number, bodies: Buffe
         const answer = await client.request('POST', '/events/create', bodies[k], { 'content-type': 'application/json' });
         if (answer.status !== 201) throw new UnexpectedAnswerError('POST /events/create', 201, answer);
         answers[k] = answer;
+        answered++;
         requestMs.push(answer.elapsedMs);
         if (k % 50 === 49) log(`events: created ${k + 1}/${bodies.length} requests`);
       }

@@ -27,7 +27,7 @@ export async function appendEvents(tx: Queryable, tenant: string, events: readon
     events.map((e) => e.id), events.map((e) => e.externalId), events.map((e) => e.eventTime),
     events.map((e) => e.type), events.map((e) => e.subType), events.map((e) => e.status), events.map((e) => e.source),
     events.map((e) => e.description), events.map((e) => e.dataSetId),
-    events.map((e) => JSON.stringify(e.relatedResources)), events.map((e) => JSON.stringify(e.relatedResources.map((r) => r.id))),
+    events.map((e) => JSON.stringify(e.relatedResources)), events.map((e) => `{${e.relatedResources.map((r) => r.id).join(',')}}`),
     events.map((e) => JSON.stringify(e.metadata)), now,
   ]);
   return new Set(rows.map((r) => r.id));

@@ -109,9 +109,32 @@ export async function createEvents(store: RelationalStore, access: Access, items
       description: item.description ?? null, dataSetId: dataSets[index] ?? null, relatedResources: related[index] ?? [],
       metadata: withoutEmptyKey(item.metadata),
     }));
-    await appendEvents(tx, tenant, rows, now);
-    return storedInOrder(tx, tenant, ids);
+    const inserted = await appendEvents(tx, tenant, rows, now);
+    return createdInOrder(tx, tenant, rows, inserted, now);
   });
+}
+
+/**
+ * The stored events in request order. A row this statement inserted is exactly its input
+ * (the first item with its id) with the create time, so it is answered without being read
+ * back (issue 9: reading 10,000 events back cost as much again as parsing them); an id
+ * stored before (a retry, or a racing create that committed first) is read back: the stored
+ * event wins.
+ */
+async function createdInOrder(db: Queryable, tenant: string, rows: StoredEventInput[], inserted: Set<string>, now: number): Promise<Event[]> {
+  const first = new Map<string, StoredEventInput>();
+  for (const row of rows) if (!first.has(row.id)) first.set(row.id, row);
+  const answers = new Map<string, Event>();
+  const storedBefore = [...first.keys()].filter((id) => !inserted.has(id));
+  if (storedBefore.length > 0) for (const event of await storedInOrder(db, tenant, storedBefore)) answers.set(event.id, event);
+  for (const [id, row] of first) {
+    if (!inserted.has(id)) continue;
+    answers.set(id, toEvent({
+      id, external_id: row.externalId, event_time: row.eventTime, type: row.type, sub_type: row.subType, status: row.status, source: row.source,
+      description: row.description, data_set_id: row.dataSetId, related_resources: row.relatedResources, metadata: row.metadata, created_time: now, last_updated_time: now,
+    }));
+  }
+  return rows.flatMap((r) => { const event = answers.get(r.id); return event ? [event] : []; });
 }
 
 /** SPEC event update verbs: `set` on all, `setNull` on nullable fields, add/remove on metadata and relatedResources. */
