@@ -2,7 +2,8 @@
 // required; no empty segment, so no leading, trailing or doubled `/`; no `.` or `..`
 // segment), lengths and characters a 422 like every field cap (api/validation.ts): a segment
 // at most FILE_SEGMENT_BYTES_MAX UTF-8 bytes, the path at most FILE_PATH_BYTES_MAX, no
-// control characters (U+0000-U+001F, U+007F) and no unpaired surrogate. Names are compared
+// control characters (U+0000-U+001F, U+007F) and no unpaired surrogate. Checked in that
+// order: characters, the path's length, the structure, the segments' lengths. Names are compared
 // byte for byte: no case folding, no Unicode normalisation. Percent-decoding is the front
 // end's; these functions see decoded text. Names never reach the file system (the bytes are
 // stored under generated keys, blob-store.ts), so nothing else needs refusing.
@@ -34,14 +35,17 @@ function segmentsOf(text: string, field: string, what: string): string[] {
     throw new UnprocessableError(`${what} is ${bytes} UTF-8 bytes; at most ${FILE_PATH_BYTES_MAX} are allowed`, [{ field, message: `at most ${FILE_PATH_BYTES_MAX} UTF-8 bytes`, value: shown(text), limit: FILE_PATH_BYTES_MAX }]);
   }
   const segments = text.split('/');
+  // Structure before segment lengths: a malformed path is a 400 whatever its segments' sizes.
   for (const segment of segments) {
     if (segment === '' || segment === '.' || segment === '..') {
       const problem = segment === '' ? 'an empty segment (a leading, trailing or doubled `/`)' : `a \`${segment}\` segment`;
       throw new BadRequestError(`${what} "${shown(text)}" has ${problem}; write folders and a name joined by single \`/\``, [{ field, message: segment === '' ? 'empty segment' : `\`${segment}\` segment`, value: shown(text) }]);
     }
+  }
+  for (const segment of segments) {
     const segmentBytes = Buffer.byteLength(segment, 'utf8');
     if (segmentBytes > FILE_SEGMENT_BYTES_MAX) {
-      throw new UnprocessableError(`A segment of ${what} is ${segmentBytes} UTF-8 bytes; at most ${FILE_SEGMENT_BYTES_MAX} are allowed`, [{ field, message: `a segment of at most ${FILE_SEGMENT_BYTES_MAX} UTF-8 bytes`, value: shown(segment), limit: FILE_SEGMENT_BYTES_MAX }]);
+      throw new UnprocessableError(`A segment of ${what.toLowerCase()} is ${segmentBytes} UTF-8 bytes; at most ${FILE_SEGMENT_BYTES_MAX} are allowed`, [{ field, message: `a segment of at most ${FILE_SEGMENT_BYTES_MAX} UTF-8 bytes`, value: shown(segment), limit: FILE_SEGMENT_BYTES_MAX }]);
     }
   }
   return segments;
