@@ -216,13 +216,13 @@ t.test('caps: subscriptions per socket (frame, stays open); connections per user
   const b = await listen(`${LISTEN}`, p.admin);
   const c = await listen(`${LISTEN}`, p.admin);
   await c.untilClosed();
-  t.same(c.frames, [{ error: true, reason: 'connection-limit-reached', scope: 'user', limit: 2 }], 'over the per-user cap: one frame');
+  t.same(c.frames, [{ error: true, reason: 'websocket-limit-reached', scope: 'user', limit: 2, message: 'at most 2 concurrent stream connections per user; close one and connect again' }], 'over the per-user cap: one frame');
   t.equal(c.closed?.code, 1008, 'then 1008');
   const other = srv.token({ org: p.org, sub: 'other' });
   const d = await listen(`${wsBase}/timeseries/datapoints/listen`, other);
   const e = await listen(`${LISTEN}`, other);
   await e.untilClosed();
-  t.same(e.frames, [{ error: true, reason: 'connection-limit-reached', scope: 'organization', limit: 3 }], 'over the per-organisation cap, counting both routes');
+  t.same(e.frames, [{ error: true, reason: 'websocket-limit-reached', scope: 'tenant', limit: 3, message: 'at most 3 concurrent stream connections per organization; close one and connect again' }], 'over the per-organisation cap, counting both routes');
   t.equal(e.closed?.code, 1008);
   await b.close();
   const f = await listen(`${LISTEN}`, other);

@@ -23,11 +23,11 @@ class ConnectionCounter {
   private readonly byTenant = new Map<string, number>();
   private readonly byUser = new Map<string, number>();
 
-  admit(ctx: WebSocketContext): { release(): void } | { scope: 'organization' | 'user'; limit: number } {
+  admit(ctx: WebSocketContext): { release(): void } | { scope: 'tenant' | 'user'; limit: number } {
     const { connectionsPerOrganization, connectionsPerUser } = ctx.settings.websocket;
     const tenant = ctx.caller.tenant;
     const user = `${tenant}\t${ctx.caller.sub}`;
-    if ((this.byTenant.get(tenant) ?? 0) >= connectionsPerOrganization) return { scope: 'organization', limit: connectionsPerOrganization };
+    if ((this.byTenant.get(tenant) ?? 0) >= connectionsPerOrganization) return { scope: 'tenant', limit: connectionsPerOrganization };
     if ((this.byUser.get(user) ?? 0) >= connectionsPerUser) return { scope: 'user', limit: connectionsPerUser };
     this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? 0) + 1);
     this.byUser.set(user, (this.byUser.get(user) ?? 0) + 1);
@@ -49,7 +49,9 @@ class ConnectionCounter {
 function admit(ctx: WebSocketContext, connections: ConnectionCounter): (() => void) | undefined {
   const admitted = connections.admit(ctx);
   if ('release' in admitted) return admitted.release;
-  ctx.send(JSON.stringify({ error: true, reason: 'connection-limit-reached', scope: admitted.scope, limit: admitted.limit }));
+  // SPEC "Subscription stream": the connection cap frame, word for word.
+  const message = `at most ${admitted.limit} concurrent stream connections per ${admitted.scope === 'tenant' ? 'organization' : 'user'}; close one and connect again`;
+  ctx.send(JSON.stringify({ error: true, reason: 'websocket-limit-reached', scope: admitted.scope, limit: admitted.limit, message }));
   ctx.close(WS_CLOSE.policyViolation, 'connection limit reached');
   return undefined;
 }
@@ -294,7 +296,7 @@ export function listenRoutes(subscriptions: SubscriptionEngine): WebSocketRoute[
     {
       path: '/timeseries/datapoints/subscription/listen/{externalIds*}', operationId: 'listenSubscriptions', tag: TAG,
       summary: 'Stream stored subscriptions\' data points (SPEC "Subscription stream")',
-      description: 'Path segments are subscription externalIds; the path may be empty. Server frames: `{ subscriptionExternalId, messages: [{ messageId, payload: { eventAction: "CREATE", eventObject: "DATAPOINTS", tenantId, items: [{ id, externalId, valueType, datapoints: [{ timestamp (ISO-8601), value (string) }] }] } }] }`, up to 500 messages per frame, per subscription. Error frames `{ error: true, subscriptionExternalId, reason }` with reason `not-found`, `forbidden` (its data set is not readable to you) or `subscription-limit-reached`; the socket stays open. Client frames `{ action, externalIds }` for `subscribe` (`add`), `unsubscribe` (`remove`), `set`; `{ action, messageIds }` for `ack`, `nack`; unknown ids are ignored, a malformed frame earns `{ error: true, reason: "bad-request", message }`. Unacked messages are redelivered after `ackTimeoutMs`, at once after a nack or when the socket closes. Over the connection caps: `{ error: true, reason: "connection-limit-reached", scope, limit }` then close 1008.',
+      description: 'Path segments are subscription externalIds; the path may be empty. Server frames: `{ subscriptionExternalId, messages: [{ messageId, payload: { eventAction: "CREATE", eventObject: "DATAPOINTS", tenantId, items: [{ id, externalId, valueType, datapoints: [{ timestamp (ISO-8601), value (string) }] }] } }] }`, up to 500 messages per frame, per subscription. Error frames `{ error: true, subscriptionExternalId, reason }` with reason `not-found`, `forbidden` (its data set is not readable to you) or `subscription-limit-reached`; the socket stays open. Client frames `{ action, externalIds }` for `subscribe` (`add`), `unsubscribe` (`remove`), `set`; `{ action, messageIds }` for `ack`, `nack`; unknown ids are ignored, a malformed frame earns `{ error: true, reason: "bad-request", message }`. Unacked messages are redelivered after `ackTimeoutMs`, at once after a nack or when the socket closes. Over the connection caps: `{ error: true, reason: "websocket-limit-reached", scope: "tenant" | "user", limit, message }` then close 1008.',
       open: (ctx) => subscriptionSession(ctx, subscriptions, connections),
     },
     {
