@@ -337,6 +337,8 @@ t.test('daily ingestedBytes quota: charged as bytes arrive; past it 429, nothing
   t.match(over.body, { type: /\/ingest-quota-exceeded$/, metric: 'ingestedBytes', limit: QUOTA_BYTES }, 'ingest-quota-exceeded names the metric and limit');
   t.ok(Number(over.headers.get('retry-after')) > 0, 'Retry-After');
   t.equal((await download(token, at('q/over'))).status, 404, 'nothing stored at the path');
+  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  t.match(metrics, /limit_hits_total\{limit="ingested-bytes"\} [1-9]/, 'the refusal counted in limit_hits_total');
   t.strictSame(readdirSync(path.join(srv.dataDir, 'files', 'staging')), [], 'no staging file left');
   const got = await download(token, at('q/fits'));
   t.equal(sha(got.bytes), sha(fits), 'the file that fit is intact');

@@ -89,7 +89,7 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
     subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
     // ROLE=ingester serves no files: it leaves the blob store's recovery to the API process.
-    files = await openFileEngine({ relational, quotas, settings: (tenant) => settingsFor(config, tenant), blobs: await openDirectoryBlobStore(config.dataDir), recover: config.role !== 'ingester' });
+    files = await openFileEngine({ relational, quotas, metrics, settings: (tenant) => settingsFor(config, tenant), blobs: await openDirectoryBlobStore(config.dataDir), recover: config.role !== 'ingester' });
   } catch (error) {
     if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
     await subscriptions?.close().catch(() => undefined);

@@ -4,7 +4,7 @@
 // is a 403 when it is off. Files have no data set, so any token of the tenant may use them.
 import path from 'node:path';
 import type { FileRecord } from '../schemas/files.ts';
-import { FeatureDisabledError } from './errors.ts';
+import { FeatureDisabledError, IngestQuotaError } from './errors.ts';
 import type { Access } from './grants/access.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { DirectoryBlobStore } from './files/directory-blob-store.ts';
@@ -12,6 +12,7 @@ import { fileByPath, listFiles, openFile, type ByteRange, type FileListQuery, ty
 import { recoverFiles } from './files/file-recovery.ts';
 import { deleteFiles, uploadFile, type Upload } from './files/file-write.ts';
 import { logger } from './log.ts';
+import type { Metrics } from './metrics.ts';
 import type { Quotas } from './quotas/quotas.ts';
 import type { RelationalStore } from './stores/relational.ts';
 import type { TenantSettings } from '../schemas/config.ts';
@@ -34,6 +35,8 @@ export interface FileEngine {
 export interface FileEngineDeps {
   relational: RelationalStore;
   quotas: Quotas;
+  /** limit_hits_total{limit="ingested-bytes"} counts uploads the daily quota refused, as for other write requests. */
+  metrics: Pick<Metrics, 'limitHits'>;
   settings(tenant: string): TenantSettings;
   /** Where the bytes live; the directory store under DATA_DIR/files unless given. */
   blobs: BlobStore;
@@ -51,7 +54,14 @@ export async function openFileEngine(deps: FileEngineDeps): Promise<FileEngine> 
   if (deps.recover) await recoverFiles(deps.relational, deps.blobs, log);
   const writes = {
     relational: deps.relational, blobs: deps.blobs, log,
-    chargeIngestedBytes: (tenant: string, bytes: number) => deps.quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
+    async chargeIngestedBytes(tenant: string, bytes: number) {
+      try {
+        await deps.quotas.chargeDaily(tenant, 'ingestedBytes', bytes);
+      } catch (error) {
+        if (error instanceof IngestQuotaError) deps.metrics.limitHits.inc({ limit: 'ingested-bytes' });
+        throw error;
+      }
+    },
   };
   const db = deps.relational.pool;
   const enabled = (access: Access): string => {
