@@ -62,13 +62,14 @@ export function fileRoutes(files: FileEngine): Route[] {
       query: { path: { schema: Type.String(), description: '`<folder>/<name>`, percent-encoded (`+` means a space in a query string: send `%2B`)', required: true } },
       responses: {
         201: { description: 'the stored file; ETag is its SHA-256, Location its download address', schema: FileRecord },
-        400: PATH_400, 403: FEATURE_403, 422: PATH_422, 429: { description: 'rate limit, or the daily ingestedBytes quota' },
+        400: PATH_400, 403: FEATURE_403, 409: { description: 'ConflictError: the path was created and deleted by other requests over and over while this upload was indexed; retry' },
+        422: PATH_422, 429: { description: 'rate limit, or the daily ingestedBytes quota' },
       },
       async handle({ access, query, headers, bodyStream }) {
         files.assertEnabled(access);
         const target = parseFilePath(query.get('path'));
         const contentType = contentTypeOf(headers.contentType);
-        let record;
+        let record: FileRecord;
         try {
           record = await files.upload(access, { target, contentType, chunks: bodyStream });
         } catch (error) {
@@ -107,7 +108,7 @@ export function fileRoutes(files: FileEngine): Route[] {
         200: { description: 'the bytes', contentType: 'application/octet-stream' },
         206: { description: 'the range of bytes named by Content-Range', contentType: 'application/octet-stream' },
         304: { description: 'If-None-Match matched the ETag' },
-        400: PATH_400, 403: FEATURE_403, 404: { description: 'no file at the path' },
+        400: PATH_400, 403: FEATURE_403, 404: { description: 'no file at the path' }, 409: { description: 'ConflictError: the file was replaced again and again while it was being opened; retry' },
         416: { description: 'the range starts past the end; Content-Range: bytes */<size>' }, 422: PATH_422,
       },
       async handle({ access, params, headers }) {

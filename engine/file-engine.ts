@@ -8,7 +8,7 @@ import { FeatureDisabledError, IngestQuotaError } from './errors.ts';
 import type { Access } from './grants/access.ts';
 import type { BlobStore } from './files/blob-store.ts';
 import { DirectoryBlobStore } from './files/directory-blob-store.ts';
-import { fileByPath, listFiles, openFile, type ByteRange, type FileListQuery, type OpenedFile } from './files/file-read.ts';
+import { listFiles, openFile, type ByteRange, type FileListQuery, type OpenedFile } from './files/file-read.ts';
 import { recoverFiles } from './files/file-recovery.ts';
 import { deleteFiles, uploadFile, type Upload } from './files/file-write.ts';
 import { logger } from './log.ts';
@@ -24,7 +24,6 @@ export interface FileEngine {
   assertEnabled(access: Access): void;
   /** Streams the upload to storage; answers once the bytes are durable and indexed. A PUT on a path replaces its file. */
   upload(access: Access, upload: Upload): Promise<FileRecord>;
-  get(access: Access, path: string): Promise<FileRecord>;
   /** The record and, when chooseRange names bytes, a source of them pinned to this version. */
   open(access: Access, path: string, chooseRange: (record: FileRecord) => ByteRange): Promise<OpenedFile>;
   list(access: Access, query: FileListQuery): Promise<{ items: FileRecord[]; nextCursor?: string }>;
@@ -71,7 +70,6 @@ export async function openFileEngine(deps: FileEngineDeps): Promise<FileEngine> 
   return {
     assertEnabled: (access) => { enabled(access); },
     upload: async (access, upload) => uploadFile(writes, enabled(access), upload),
-    get: async (access, filePath) => fileByPath(db, enabled(access), filePath),
     open: async (access, filePath, chooseRange) => openFile(db, deps.blobs, enabled(access), filePath, chooseRange),
     list: async (access, query) => listFiles(db, enabled(access), query),
     delete: async (access, paths) => deleteFiles(writes, enabled(access), paths),

@@ -3,7 +3,7 @@
 // removes that blob in between makes the open miss, and the index is read again, so the
 // reader gets the old file or the new one whole (blob-store.ts pins what it opened).
 import type { FileRecord } from '../../schemas/files.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 import { cursorCodec } from '../records/cursor-codec.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { BlobSource, BlobStore } from './blob-store.ts';
@@ -49,7 +49,7 @@ export async function openFile(db: Queryable, blobs: BlobStore, tenant: string, 
     const source = await blobs.openRead(row.blob_key, range.start, range.endExclusive);
     if (source) return { record, range, source };
   }
-  throw new Error(`the blob of a file was removed under ${OPEN_ATTEMPTS_MAX} reads of its index in a row`);
+  throw new ConflictError(`The file at "${path.slice(0, 200)}" was replaced ${OPEN_ATTEMPTS_MAX} times while it was being opened; retry.`);
 }
 
 // ---- listing ----

@@ -6,6 +6,7 @@
 // row are noted in file_blobs_pending first, so a crash leaks none (file-recovery.ts).
 import { createHash, randomUUID } from 'node:crypto';
 import type { FileRecord } from '../../schemas/files.ts';
+import { ConflictError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { BlobStore } from './blob-store.ts';
@@ -30,6 +31,13 @@ export interface Upload {
   chunks: AsyncIterable<Uint8Array>;
 }
 
+/**
+ * Index attempts of one upload: each lost only to another request creating the path between
+ * our lock and our insert, and that one's delete before our next lock; a path that keeps
+ * doing that is a 409.
+ */
+const INDEX_ATTEMPTS_MAX = 10;
+
 /** A fresh blob key: random, never reused, never derived from a path (blob-store.ts). */
 export function newBlobKey(): string {
   return randomUUID().replace(/-/g, '');
@@ -44,7 +52,7 @@ export async function uploadFile(deps: FileWriteDeps, tenant: string, upload: Up
   try {
     indexed = await deps.relational.transaction(async (tx) => {
       const values = [tenant, target.path, target.folder, target.name, size, upload.contentType, sha256, key, now()];
-      for (;;) {
+      for (let attempt = 0; attempt < INDEX_ATTEMPTS_MAX; attempt++) {
         const current = await tx.query<{ blob_key: string }>(LOCK_FILE, [tenant, target.path]);
         const replaced = current.rows[0]?.blob_key;
         const written = await tx.query<FileRow>(replaced !== undefined ? UPDATE_FILE : INSERT_FILE, values);
@@ -54,6 +62,7 @@ export async function uploadFile(deps: FileWriteDeps, tenant: string, upload: Up
         if (replaced !== undefined) await tx.query(INSERT_PENDING_BLOB, [tenant, replaced, 'garbage', now()]);
         return { row, replaced };
       }
+      throw new ConflictError(`The file at "${target.path.slice(0, 200)}" was created and removed by other requests ${INDEX_ATTEMPTS_MAX} times while this upload was indexed; retry.`);
     });
   } catch (error) {
     await removeBlobs(deps, tenant, [key]);
