@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { readStatusBytes } from './proc-stats.ts';
 import { hashUniform, mulberry32 } from './prng.ts';
 import type { Metric, SuiteResult } from './results.ts';
+import { median } from './stats.ts';
 
 export interface FilesSize {
   fileBytes: number;
@@ -142,11 +143,6 @@ async function downloadFile(target: FilesTarget, filePath: string): Promise<{ se
   if (res.statusCode !== 200) throw new Error(`GET /files/download answered ${res.statusCode}`);
   if (Number(res.headers['content-length']) !== bytes) throw new Error(`download: ${bytes} bytes, Content-Length ${res.headers['content-length']}`);
   return { seconds, bytes, sha256: hash.digest('hex') };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
 }
 
 export async function runFilesSuite(opts: { url: string; token: string; mainPid: number; size: FilesSize; log: (line: string) => void }): Promise<SuiteResult> {
