@@ -1,5 +1,6 @@
 // Conditional and partial downloads of files (issue 10; RFC 9110 §13-14): which bytes of a
-// file GET /files/download/{path} answers, from If-None-Match, Range and If-Range. The ETag is
+// file GET /files/download/{path} answers, from If-None-Match, Range and If-Range; and the
+// If-Match / If-None-Match of a conditional PUT. The ETag is
 // the file's SHA-256, a strong validator. One range per request: a Range with several is
 // ignored and the whole file sent, as RFC 9110 allows; so is a Range the server cannot parse
 // or whose unit is not `bytes`.
@@ -52,4 +53,17 @@ export function chooseDownload(headers: DownloadHeaders, size: number, sha256: s
   // If-Range names the version the client has part of: another version gets the whole file.
   if (headers.ifRange && headers.ifRange.trim() !== etag) return { kind: 'full' };
   return downloadRangeOf(headers.range, size) ?? { kind: 'full' };
+}
+
+/**
+ * An If-Match or If-None-Match header of a PUT as the SHA-256s its entity tags name, `*`, or
+ * undefined when absent. If-Match compares strongly (a weak tag never matches), If-None-Match
+ * weakly (RFC 9110 §13.1.1-2); a tag that is not one of ours simply matches no file.
+ */
+export function uploadConditionOf(header: string | undefined, comparison: 'strong' | 'weak'): '*' | string[] | undefined {
+  const value = header?.trim();
+  if (!value) return undefined;
+  if (value === '*') return '*';
+  return value.split(',').map((tag) => tag.trim()).filter((tag) => comparison === 'weak' || !tag.startsWith('W/'))
+    .map((tag) => tag.replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
 }

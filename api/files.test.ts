@@ -2,6 +2,7 @@
 // every call when off), PUT /files (201 record, Content-Type kept or defaulted, ETag and
 // Location), byte-identical round trips (every byte value, empty, Unicode and percent-encoded
 // paths), replace, the path rules with their bad inputs at the limit and one past it,
+// conditional PUT (If-None-Match: * and If-Match, racing creates included),
 // listing (one folder by name, recursive by path, paging with cursors bound to their
 // listing, limit), downloads (ETag, If-None-Match 304, one Range 206 in each form, If-Range,
 // 416, several ranges ignored), delete (204, idempotent, batch cap), the rate budget (PUT a
@@ -137,6 +138,30 @@ t.test('replace: a PUT on an existing path replaces the file', async (t) => {
   t.equal(list.body.items[0].size, 22, 'with the new size');
   const blobs = readdirSync(path.join(srv.dataDir, 'files', 'blobs'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
   t.ok(blobs >= 1, 'blobs exist');
+});
+
+t.test('conditional PUT: If-None-Match: * creates only, If-Match replaces only the named version', async (t) => {
+  const token = onToken();
+  const created = await put(t, token, 'cond/file', 'v1', { 'if-none-match': '*' });
+  t.equal(created.status, 201, 'If-None-Match: * on a new path: 201');
+  const v1 = created.headers.get('etag') as string;
+  const again = await put(t, token, 'cond/file', 'not stored', { 'if-none-match': '*' });
+  assertErrorBody(t, again, { status: 409, type: 'ConflictError' }, 'If-None-Match: * on an existing path');
+  t.equal(again.body.error.cause, 'concurrency', 'SPEC\'s ConflictError cause');
+  const stale = await put(t, token, 'cond/file', 'not stored', { 'if-match': '"0000000000000000000000000000000000000000000000000000000000000000"' });
+  assertErrorBody(t, stale, { status: 409, type: 'ConflictError' }, 'If-Match with another version');
+  const weak = await put(t, token, 'cond/file', 'not stored', { 'if-match': `W/${v1}` });
+  assertErrorBody(t, weak, { status: 409, type: 'ConflictError' }, 'If-Match compares strongly: a weak tag never matches');
+  const v2 = await put(t, token, 'cond/file', 'v2', { 'if-match': `"x", ${v1}` });
+  t.equal(v2.status, 201, 'If-Match with the current ETag in a list: 201');
+  t.equal(new TextDecoder().decode((await download(token, at('cond/file'))).bytes), 'v2', 'the refused PUTs stored nothing; the matching one did');
+  t.equal((await put(t, token, 'cond/file', 'v3', { 'if-match': '*' })).status, 201, 'If-Match: * on an existing path: 201');
+  assertErrorBody(t, await put(t, token, 'cond/none', 'x', { 'if-match': '*' }), { status: 409, type: 'ConflictError' }, 'If-Match: * on a missing path');
+  assertErrorBody(t, await put(t, token, 'cond/file', 'x', { 'if-none-match': `W/"${sha(new TextEncoder().encode('v3'))}"` }), { status: 409, type: 'ConflictError' }, 'If-None-Match naming the current version (weakly)');
+  t.equal((await download(token, at('cond/none'))).status, 404, 'nothing stored at the missing path');
+  // Racing creates: exactly one wins.
+  const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => put(t, token, 'cond/race', `racer ${i}`, { 'if-none-match': '*' })));
+  t.strictSame(racers.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409], 'six racing creates with If-None-Match: *: one 201, five 409');
 });
 
 t.test('path rules: each bad input, at the limit and one past it', async (t) => {

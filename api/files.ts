@@ -9,7 +9,7 @@ import { parseFilePath, parseFolder } from '../engine/files/file-path.ts';
 import { FILE_CONTENT_TYPE_CHARS_MAX, FILE_LIST_LIMIT_DEFAULT, FILE_LIST_LIMIT_MAX } from '../engine/limits.ts';
 import { FileDeleteRequest, FilePage, FileRecord } from '../schemas/files.ts';
 import { ClientGoneError } from './body.ts';
-import { chooseDownload, etagOf, type Download } from './files-range.ts';
+import { chooseDownload, etagOf, uploadConditionOf, type Download } from './files-range.ts';
 import { integerQueryParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Reply, type Route } from './route.ts';
 import { streamedBodyRoute } from './streamed-body.ts';
@@ -58,20 +58,23 @@ export function fileRoutes(files: FileEngine): Route[] {
     streamedBodyRoute({
       method: 'put', path: '/files', operationId: 'uploadFile', tag: TAG,
       summary: 'Upload a file: the raw bytes as the body, streamed to storage (no body size limit); a PUT on an existing path replaces it atomically',
-      description: 'The body is stored as sent, with its Content-Type (kept and returned on download; application/octet-stream when none is sent). The bytes are durable (fsync\'d) and indexed before the 201. Readers see the old file or the new one, never a mix; a download already under way finishes with the old bytes. The bytes count against the daily `ingestedBytes` quota as they arrive: past it, 429 `ingest-quota-exceeded` and nothing is stored. A client that leaves mid-body leaves nothing behind. Files have no data set: any token of the tenant may use them when the feature is on.',
+      description: 'The body is stored as sent, with its Content-Type (kept and returned on download; application/octet-stream when none is sent). The bytes are durable (fsync\'d) and indexed before the 201. Readers see the old file or the new one, never a mix; a download already under way finishes with the old bytes. The bytes count against the daily `ingestedBytes` quota as they arrive: past it, 429 `ingest-quota-exceeded` and nothing is stored. `If-None-Match: *` stores only when the path holds no file, `If-Match: "<sha256>"` (or `*`) only when it holds that version (or any): otherwise 409 ConflictError, checked before the body is read and again when it is indexed. A client that leaves mid-body leaves nothing behind. Files have no data set: any token of the tenant may use them when the feature is on.',
       query: { path: { schema: Type.String(), description: '`<folder>/<name>`, percent-encoded (`+` means a space in a query string: send `%2B`)', required: true } },
+      requestHeaders: ['if-match', 'if-none-match'],
       responses: {
         201: { description: 'the stored file; ETag is its SHA-256, Location its download address', schema: FileRecord },
-        400: PATH_400, 403: FEATURE_403, 409: { description: 'ConflictError: the path was created and deleted by other requests over and over while this upload was indexed; retry' },
+        400: PATH_400, 403: FEATURE_403,
+        409: { description: 'ConflictError: If-Match or If-None-Match failed (nothing stored; `If-None-Match: *` creates only, `If-Match: "<sha256>"` replaces only that version), or the path was created and deleted by other requests over and over while this upload was indexed' },
         422: PATH_422, 429: { description: 'rate limit, or the daily ingestedBytes quota' },
       },
       async handle({ access, query, headers, bodyStream }) {
         files.assertEnabled(access);
         const target = parseFilePath(query.get('path'));
         const contentType = contentTypeOf(headers.contentType);
+        const precondition = { ifMatch: uploadConditionOf(headers['if-match'], 'strong'), ifNoneMatch: uploadConditionOf(headers['if-none-match'], 'weak') };
         let record: FileRecord;
         try {
-          record = await files.upload(access, { target, contentType, chunks: bodyStream });
+          record = await files.upload(access, { target, contentType, chunks: bodyStream, precondition });
         } catch (error) {
           // Nobody is left to answer; the request's log line says so.
           if (error instanceof ClientGoneError) return errorReply(400, 'BadRequestError', error.message, {});

@@ -8,8 +8,11 @@ ON CONFLICT (tenant, blob_key) DO UPDATE SET state = EXCLUDED.state, since = EXC
 /** $1 tenant, $2 blob keys: once indexed, or once removed. */
 export const DELETE_PENDING_BLOBS = 'DELETE FROM file_blobs_pending WHERE tenant = $1 AND blob_key = ANY($2::text[])';
 
-/** $1 tenant, $2 path: the blob the path names now, locked until the transaction ends. */
-export const LOCK_FILE = 'SELECT blob_key FROM files WHERE tenant = $1 AND path = $2 FOR UPDATE';
+/** $1 tenant, $2 path: the blob the path names now (and its hash, for preconditions), locked until the transaction ends. */
+export const LOCK_FILE = 'SELECT blob_key, sha256 FROM files WHERE tenant = $1 AND path = $2 FOR UPDATE';
+
+/** $1 tenant, $2 path: the current hash, read before an upload with a precondition streams. */
+export const FILE_SHA256 = 'SELECT sha256 FROM files WHERE tenant = $1 AND path = $2';
 
 /** $1 tenant, $2 path, $3 folder, $4 name, $5 size, $6 content type, $7 sha256, $8 blob key, $9 created time. */
 export const UPDATE_FILE = `

@@ -13,7 +13,7 @@ import type { BlobStore } from './blob-store.ts';
 import type { FilePath } from './file-path.ts';
 import { fileRecordOf, type FileRow } from './file-rows.ts';
 import {
-  DELETE_FILES, DELETE_PENDING_BLOBS, INSERT_FILE, INSERT_GARBAGE_BLOBS, INSERT_PENDING_BLOB, LOCK_FILE, UPDATE_FILE,
+  DELETE_FILES, DELETE_PENDING_BLOBS, FILE_SHA256, INSERT_FILE, INSERT_GARBAGE_BLOBS, INSERT_PENDING_BLOB, LOCK_FILE, UPDATE_FILE,
 } from './file-write.sql.ts';
 
 export interface FileWriteDeps {
@@ -29,6 +29,34 @@ export interface Upload {
   contentType: string;
   /** The body, chunk by chunk; a chunk is lent until the next is asked for. */
   chunks: AsyncIterable<Uint8Array>;
+  /** Conditions on the file the path holds now (HTTP If-Match / If-None-Match); none by default. */
+  precondition?: UploadPrecondition;
+}
+
+/**
+ * `ifMatch`: the path must hold a file (`*`) or one of these SHA-256s; `ifNoneMatch`: it must
+ * hold no file (`*`) or none of these. Checked before the body is read and again, under the
+ * row's lock, when the upload is indexed; a failure is a 409 ConflictError and stores nothing.
+ */
+export interface UploadPrecondition {
+  ifMatch?: '*' | string[];
+  ifNoneMatch?: '*' | string[];
+}
+
+/** Throws ConflictError when the file the path holds (its hash, or none) fails the precondition. */
+export function assertUploadPrecondition(path: string, current: string | undefined, precondition: UploadPrecondition | undefined): void {
+  const { ifMatch, ifNoneMatch } = precondition ?? {};
+  const shown = path.slice(0, 200);
+  if (ifMatch !== undefined && (current === undefined || (ifMatch !== '*' && !ifMatch.includes(current)))) {
+    throw new ConflictError(current === undefined
+      ? `If-Match: there is no file at "${shown}"; nothing was stored.`
+      : `If-Match: the file at "${shown}" has changed (its ETag is "${current}"); nothing was stored. Re-read it and retry.`);
+  }
+  if (ifNoneMatch !== undefined && current !== undefined && (ifNoneMatch === '*' || ifNoneMatch.includes(current))) {
+    throw new ConflictError(ifNoneMatch === '*'
+      ? `If-None-Match: *: a file exists at "${shown}"; nothing was stored.`
+      : `If-None-Match: the file at "${shown}" has a listed ETag; nothing was stored.`);
+  }
 }
 
 /**
@@ -45,15 +73,21 @@ export function newBlobKey(): string {
 
 /** Streams an upload into a new blob and indexes it under its path; answers the stored record. */
 export async function uploadFile(deps: FileWriteDeps, tenant: string, upload: Upload, now = Date.now): Promise<FileRecord> {
+  const { target, precondition } = upload;
+  if (precondition) {
+    // Refused before the body is read when it already fails; checked again when indexed.
+    const { rows } = await deps.relational.pool.query<{ sha256: string }>(FILE_SHA256, [tenant, target.path]);
+    assertUploadPrecondition(target.path, rows[0]?.sha256, precondition);
+  }
   const key = newBlobKey();
   const { size, sha256 } = await uploadFileToBlob(deps, tenant, key, upload.chunks);
-  const { target } = upload;
   let indexed: { row: FileRow; replaced: string | undefined };
   try {
     indexed = await deps.relational.transaction(async (tx) => {
       const values = [tenant, target.path, target.folder, target.name, size, upload.contentType, sha256, key, now()];
       for (let attempt = 0; attempt < INDEX_ATTEMPTS_MAX; attempt++) {
-        const current = await tx.query<{ blob_key: string }>(LOCK_FILE, [tenant, target.path]);
+        const current = await tx.query<{ blob_key: string; sha256: string }>(LOCK_FILE, [tenant, target.path]);
+        assertUploadPrecondition(target.path, current.rows[0]?.sha256, precondition);
         const replaced = current.rows[0]?.blob_key;
         const written = await tx.query<FileRow>(replaced !== undefined ? UPDATE_FILE : INSERT_FILE, values);
         const row = written.rows[0];
