@@ -3,13 +3,14 @@
 // cuts short leaves nothing visible, no staging file, and the previous file at that path
 // intact; a download under way while its file is replaced (or deleted) finishes with the old
 // bytes, whole, while new downloads get the new ones; uploads racing on one path all answer
-// 201, the path ends with one of them whole and no blob is left behind.
+// 201, the path ends with one of them whole and no blob is left behind; /health reports the
+// blob store.
 // Method: one real server in this process (DATA_DIR/files on disk); node:http clients that
 // control exactly when bytes are sent and read; contents checked by SHA-256. No sleeps: the
 // server's cleanup after a client leaves is polled against a deadline.
 import t from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { BODY_BYTES_MAX } from '../engine/limits.ts';
@@ -166,4 +167,18 @@ t.test('uploads racing on one new path: all 201, one wins whole, no blob leaked'
   const list = await srv.request('GET', '/files?recursive=true&limit=1000', { token });
   await pollUntil('one blob per file (replaced blobs are removed after the answer)', () => blobFiles().length === list.body.items.length, 30_000, 5);
   t.pass('one blob per file: none leaked by the race');
+});
+
+t.test('GET /health reports the blob store: 503 naming files while its directory is gone', async (t) => {
+  t.equal((await fetch(`${srv.url}/health`)).status, 200, 'healthy');
+  const blobs = path.join(filesDir, 'blobs');
+  renameSync(blobs, `${blobs}.away`);
+  try {
+    const res = await fetch(`${srv.url}/health`);
+    t.equal(res.status, 503, '503 without the blob directory');
+    t.strictSame(((await res.json()) as { failing: string[] }).failing, ['files'], 'failing: files');
+  } finally {
+    renameSync(`${blobs}.away`, blobs);
+  }
+  t.equal((await fetch(`${srv.url}/health`)).status, 200, 'healthy again');
 });

@@ -130,7 +130,7 @@ function bindEngine(
     settings: (tenant) => settingsFor(config, tenant),
     graph,
     metrics,
-    healthChecks: [{ name: 'postgres', ping: () => relational.ping() }, ...datapoints.healthChecks],
+    healthChecks: [{ name: 'postgres', ping: () => relational.ping() }, ...datapoints.healthChecks, files.healthCheck],
     relational,
     async close() {
       await subscriptions.close();

@@ -13,6 +13,7 @@ import { recoverFiles } from './files/file-recovery.ts';
 import { deleteFiles, uploadFile, type Upload } from './files/file-write.ts';
 import { logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
+import type { HealthCheck } from './health-check.ts';
 import type { Quotas } from './quotas/quotas.ts';
 import type { RelationalStore } from './stores/relational.ts';
 import type { TenantSettings } from '../schemas/config.ts';
@@ -29,6 +30,8 @@ export interface FileEngine {
   list(access: Access, query: FileListQuery): Promise<{ items: FileRecord[]; nextCursor?: string }>;
   /** Idempotent. */
   delete(access: Access, paths: string[]): Promise<void>;
+  /** The blob store's probe for GET /health (`files`). */
+  healthCheck: HealthCheck;
 }
 
 export interface FileEngineDeps {
@@ -73,5 +76,6 @@ export async function openFileEngine(deps: FileEngineDeps): Promise<FileEngine> 
     open: async (access, filePath, chooseRange) => openFile(db, deps.blobs, enabled(access), filePath, chooseRange),
     list: async (access, query) => listFiles(db, enabled(access), query),
     delete: async (access, paths) => deleteFiles(writes, enabled(access), paths),
+    healthCheck: { name: 'files', ping: () => deps.blobs.ping() },
   };
 }

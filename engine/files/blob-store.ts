@@ -50,4 +50,6 @@ export interface BlobStore {
   remove(key: string): Promise<void>;
   /** Removes staging leftovers of uploads cut short by a crash; called once at start. */
   recover(): Promise<void>;
+  /** Resolves when the store can take writes (GET /health); S3: HeadBucket. */
+  ping(): Promise<void>;
 }

@@ -8,7 +8,7 @@
 // aligned buffers when the file system takes it and a pool slot is free (aligned-buffers.ts
 // says why), the page cache otherwise.
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AlignedBufferPool, alignUp, DIRECT_IO_ALIGN_BYTES } from './aligned-buffers.ts';
 import type { BlobSource, BlobStore, BlobWriter } from './blob-store.ts';
@@ -94,6 +94,11 @@ export class DirectoryBlobStore implements BlobStore {
   blobPath(key: string): string {
     assertKey(key);
     return path.join(this.blobs, key.slice(0, 2), key);
+  }
+
+  async ping(): Promise<void> {
+    await access(this.staging, constants.W_OK);
+    await access(this.blobs, constants.W_OK);
   }
 
   async recover(): Promise<void> {

@@ -111,7 +111,7 @@ t.test('a blob removed between the index read and the open: the index is read ag
   // A store whose first open comes just after a replace removed the blob the index named.
   let opens = 0;
   const racing: BlobStore = {
-    kind: 'racing', createWriter: (key) => blobs.createWriter(key), remove: (key) => blobs.remove(key), recover: () => blobs.recover(),
+    kind: 'racing', createWriter: (key) => blobs.createWriter(key), remove: (key) => blobs.remove(key), recover: () => blobs.recover(), ping: () => blobs.ping(),
     async openRead(key, start, end) {
       if (opens++ === 0) {
         await put('o/file', second);
