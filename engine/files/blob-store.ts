@@ -1,9 +1,10 @@
-// The storage seam of files (issue 10): where a file's bytes live, behind four calls, so an
-// S3-compatible object store can replace the directory for scale-out. The index (paths, sizes,
-// hashes, which blob a path names) is PostgreSQL's (file-index.sql.ts); a store only keeps
-// blobs under keys the engine generates (random, never reused, never derived from a path), so
-// it needs no rename, no listing and no atomic replace: a replace is a new blob and one index
-// row switched in a transaction, and a blob is removed only once no index row names it.
+// The storage seam of files (issue 10): where a file's bytes live, behind a few calls, so an
+// S3-compatible object store can replace the directory for scale-out. The index (paths,
+// sizes, hashes, which blob a path names) is PostgreSQL's (file-write.sql.ts,
+// file-read.sql.ts); a store only keeps blobs under keys the engine generates (random, never
+// reused, never derived from a path), so it needs no rename, no listing and no atomic
+// replace: a replace is a new blob and one index row switched in a transaction, and a blob
+// is removed only once no index row names it.
 //
 // What a store must guarantee:
 // - `commit()` resolves only once the blob's bytes are durable (a crash after it loses
@@ -18,7 +19,8 @@
 // AbortMultipartUpload; openRead → GetObject with a Range (the object is immutable, so no
 // version pinning is needed); remove → DeleteObject; recover → abort the incomplete multipart
 // uploads under the store's prefix (ListMultipartUploads) older than a day, since other
-// processes may share the bucket. directory-blob-store.ts is the store of the embedded default.
+// processes may share the bucket; ping → HeadBucket. directory-blob-store.ts is the store of
+// the embedded default.
 
 /** A blob being written. Chunks are lent: a store copies what it keeps past write()'s promise. */
 export interface BlobWriter {
