@@ -50,15 +50,21 @@ UPDATE nodes n SET data_set_id = x.ds, last_updated_time = $4
   FROM unnest($2::bigint[], $3::bigint[]) AS x(ts, ds)
  WHERE n.tenant = $1 AND n.id = x.ts AND n.kind = 'timeseries' AND n.data_set_id IS NULL`;
 
+/** A nullable column as `,"<key>":<JSON>`, or nothing when it is null (JSON text built by concatenation). */
+const optionalField = (key: string, column: string, json: string) => `CASE WHEN ${column} IS NULL THEN '' ELSE ',"${key}":' || ${json} END`;
+
 /**
  * The whole byids answer in one statement, as JSON text `{"relations":[...],"nodes":[...]}`:
  * the edges asked for in request order, each once, those with an end the caller may not read
  * left out, and their end nodes once each by id. $1 tenant, $2 ids (request order), $3
  * readable data set ids (null: all). Built here, so a thousand edges and their nodes cross
  * from PostgreSQL as one text instead of rows parsed and serialised again in JavaScript.
- * Edges are fetched by LATERAL primary-key probes and nodes by a scalar subquery each (which
- * the planner cannot turn into a join): with joins, statistics taken before a bulk load made
- * it hash whole tables (90-180 ms at 100,000 resources instead of 20).
+ * Edges are fetched by LATERAL primary-key probes and nodes by one primary-key scan of the
+ * ends' ids (= ANY): with joins, statistics taken before a bulk load made the planner hash
+ * whole tables (90-180 ms at 100,000 resources instead of 20). The records are JSON text
+ * concatenated field by field (strings through to_json, absent fields left out): with
+ * json_build_object and json_strip_nulls, which parses each object again, the statement took
+ * 37 ms for 1,000 edges and 1,964 nodes, concatenated 23 ms (bench graph).
  */
 export const EDGE_GRAPH_JSON = `
 WITH asked AS (
@@ -75,16 +81,18 @@ readable AS (
    WHERE $3::bigint[] IS NULL
       OR ((start_data_set IS NULL OR start_data_set = ANY($3::bigint[])) AND (end_data_set IS NULL OR end_data_set = ANY($3::bigint[])))),
 ends AS (
-  SELECT start_id AS id FROM readable UNION SELECT end_id FROM readable)
-SELECT json_build_object(
-  'relations', coalesce((SELECT json_agg(json_strip_nulls(json_build_object(
-      'id', id, 'start', start_id, 'end', end_id, 'type', type, 'relationshipTypeId', type_id, 'description', description,
-      'metadata', metadata, 'createdTime', created_time, 'lastUpdatedTime', last_updated_time)) ORDER BY k) FROM readable), '[]'::json),
-  'nodes', coalesce((SELECT json_agg((
-      SELECT json_strip_nulls(json_build_object(
-        'id', n.id, 'kind', n.kind, 'externalId', n.external_id, 'name', coalesce(n.name, ''), 'description', n.description,
-        'isRoot', CASE WHEN n.kind = 'resource' THEN n.is_root END, 'dataSetId', n.data_set_id,
-        'labels', CASE WHEN n.kind <> 'dataset' THEN to_json(n.labels) END, 'metadata', n.metadata,
-        'createdTime', n.created_time, 'lastUpdatedTime', n.last_updated_time))
-        FROM nodes n WHERE n.tenant = $1 AND n.id = ends.id) ORDER BY ends.id)
-    FROM ends), '[]'::json))::text AS j`;
+  SELECT array_agg(DISTINCT id) AS ids FROM (SELECT start_id AS id FROM readable UNION ALL SELECT end_id FROM readable) AS both_ends)
+SELECT '{"relations":[' || coalesce((SELECT string_agg(
+      '{"id":' || id || ',"start":' || start_id || ',"end":' || end_id || ',"type":' || to_json(type) || ',"relationshipTypeId":' || type_id
+      || ${optionalField('description', 'description', 'to_json(description)')}
+      || ',"metadata":' || metadata || ',"createdTime":' || created_time || ',"lastUpdatedTime":' || last_updated_time || '}',
+      ',' ORDER BY k) FROM readable), '')
+  || '],"nodes":[' || coalesce((SELECT string_agg(
+      '{"id":' || n.id || ',"kind":' || to_json(n.kind) || ',"externalId":' || to_json(n.external_id) || ',"name":' || to_json(coalesce(n.name, ''))
+      || ${optionalField('description', 'n.description', 'to_json(n.description)')}
+      || CASE WHEN n.kind = 'resource' THEN ',"isRoot":' || n.is_root ELSE '' END
+      || ${optionalField('dataSetId', 'n.data_set_id', 'n.data_set_id')}
+      || CASE WHEN n.kind <> 'dataset' THEN ',"labels":' || to_json(n.labels) ELSE '' END
+      || ',"metadata":' || n.metadata || ',"createdTime":' || n.created_time || ',"lastUpdatedTime":' || n.last_updated_time || '}',
+      ',' ORDER BY n.id)
+    FROM nodes n WHERE n.tenant = $1 AND n.id = ANY((SELECT ids FROM ends)::bigint[])), '') || ']}' AS j`;
