@@ -64,7 +64,8 @@ async function filterWhere(db: Queryable, params: SqlParams, access: Access, fil
 export async function filterResourcesJson(db: Queryable, access: Access, request: ResourceFilterRequest & { limit: number }): Promise<JsonPage> {
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, request.filter);
-  return nodePageJson(db, { where, params, sort: request.sort, cursor: request.cursor, limit: request.limit, columns: RESOURCE_SORT_COLUMNS, recordJson: RESOURCE_JSON });
+  const indexedFilter = request.filter?.metadata !== undefined || request.filter?.labels !== undefined;
+  return nodePageJson(db, { where, params, sort: request.sort, cursor: request.cursor, limit: request.limit, columns: RESOURCE_SORT_COLUMNS, recordJson: RESOURCE_JSON, indexedFilter });
 }
 
 /** SPEC: fuzzy over name, externalId and description, ranked, id as tie-break; the filter is ignored. */

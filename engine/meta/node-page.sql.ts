@@ -14,6 +14,23 @@ SELECT id, ${sortColumn} AS sort_value, ${recordJson} AS j
  ORDER BY ${orderBy}`;
 }
 
+/**
+ * The same page by way of the matching rows (for a filter whose matches are few but scattered
+ * through the sort order): at most `candidatesMax` matches are taken in any order (the planner
+ * is free to read them from the metadata or labels index), the page is sorted from their
+ * sort keys, and its rows are fetched by ctid. Each row says how many candidates there were:
+ * more than `candidatesMax - 1` and the page may be wrong, so the caller asks filterPageSql.
+ */
+export function candidatePageSql(where: string, sortColumn: string, orderBy: string, limitParam: string, candidatesMax: number, recordJson: string): string {
+  const keys = sortColumn === 'id' ? 'id' : `id, ${sortColumn}`;
+  return `
+WITH candidates AS MATERIALIZED (SELECT ctid AS row_ctid, ${keys} FROM nodes WHERE ${where} LIMIT ${Math.trunc(candidatesMax)}),
+page AS (SELECT row_ctid FROM candidates ORDER BY ${orderBy} LIMIT ${limitParam})
+SELECT id, ${sortColumn} AS sort_value, ${recordJson} AS j, (SELECT count(*) FROM candidates) AS candidates
+  FROM nodes WHERE ctid = ANY(ARRAY(SELECT row_ctid FROM page))
+ ORDER BY ${orderBy}`;
+}
+
 /** The searched document: name, externalId and description (indexed by nodes_search, migration 001). */
 const SEARCH_DOCUMENT = `(coalesce(name, '') || ' ' || external_id || ' ' || coalesce(description, ''))`;
 

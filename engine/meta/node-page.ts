@@ -7,7 +7,7 @@ import type { Queryable } from '../stores/queryable.ts';
 import type { SqlParams } from '../stores/sql-params.ts';
 import { afterCursor, decodeCursor, encodeCursor, orderBy, type SortColumn, type SortSpec } from './keyset-cursor.ts';
 import { and } from './node-filter.ts';
-import { filterPageSql, searchSql } from './node-page.sql.ts';
+import { candidatePageSql, filterPageSql, searchSql } from './node-page.sql.ts';
 import type { JsonPage } from './timeseries-rows.ts';
 
 /** Sort allow-list (STYLE §7): SPEC property → column, for every node family; each family picks its own. */
@@ -52,7 +52,22 @@ export interface NodePageQuery {
   columns: Readonly<Record<string, SortColumn>>;
   /** SQL building the family's record as JSON text. */
   recordJson: string;
+  /**
+   * The filter has a predicate an index answers apart from the sort (metadata, labels): try the
+   * page by way of its matches first (candidatePageSql), since the planner assumes matches are
+   * spread evenly along the sort order and walks it, which for matches bunched at the far end
+   * reads most of the family (bench graph: 22-29 ms against 10 for 8,040 of 98,630 resources).
+   */
+  indexedFilter?: boolean;
+  /** Matches past which the page is read along the sort order instead (tests lower it). */
+  candidatesMax?: number;
 }
+
+/**
+ * Matches up to which a page is sorted from them: reading 10,000 candidates' keys costs a few
+ * ms, about what walking 30,000 rows of the sort order does.
+ */
+export const PAGE_CANDIDATES_MAX = 10_000;
 
 /** One page of records as JSON texts, with `nextCursor` when more may follow (a cursor is bound to its sort). */
 export async function nodePageJson(db: Queryable, query: NodePageQuery): Promise<JsonPage> {
@@ -60,8 +75,17 @@ export async function nodePageJson(db: Queryable, query: NodePageQuery): Promise
   const sort = normaliseSort(query.sort, query.columns);
   const col = query.columns[sort.property] as SortColumn;
   const keyset = query.cursor ? afterCursor(params, col, sort.order, decodeCursor(query.cursor, sort, col)) : undefined;
-  const sql = filterPageSql(and([query.where, keyset]), col.column, orderBy(col, sort.order), params.bind(limit + 1), query.recordJson);
-  const { rows } = await db.query<{ id: number; sort_value: string | number | null; j: string }>(sql, params.values);
+  const where = and([query.where, keyset]);
+  const order = orderBy(col, sort.order);
+  const limitParam = params.bind(limit + 1);
+  type PageRow = { id: number; sort_value: string | number | null; j: string; candidates?: string | number };
+  let rows: PageRow[] | undefined;
+  if (query.indexedFilter) {
+    const candidatesMax = query.candidatesMax ?? PAGE_CANDIDATES_MAX;
+    const found = (await db.query<PageRow>(candidatePageSql(where, col.column, order, limitParam, candidatesMax + 1, query.recordJson), params.values)).rows;
+    if (found.length === 0 || Number(found[0]?.candidates) <= candidatesMax) rows = found;
+  }
+  rows ??= (await db.query<PageRow>(filterPageSql(where, col.column, order, limitParam, query.recordJson), params.values)).rows;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const items = page.map((r) => r.j);

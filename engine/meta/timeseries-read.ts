@@ -83,7 +83,8 @@ export interface FilterQuery {
 export async function filterTimeSeriesJson(db: Queryable, access: Access, query: FilterQuery): Promise<JsonPage> {
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  return nodePageJson(db, { where, params, sort: query.sort, cursor: query.cursor, limit: query.limit, columns: TIMESERIES_SORT_COLUMNS, recordJson: TIMESERIES_JSON });
+  const indexedFilter = query.filter?.metadata !== undefined || query.filter?.labels !== undefined;
+  return nodePageJson(db, { where, params, sort: query.sort, cursor: query.cursor, limit: query.limit, columns: TIMESERIES_SORT_COLUMNS, recordJson: TIMESERIES_JSON, indexedFilter });
 }
 
 /**
