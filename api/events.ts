@@ -89,7 +89,7 @@ export function eventRoutes(events: EventEngine): Route[] {
       description: '`query`: 3-140 letters, digits and spaces, else 400; each word matches as a prefix, any word counts, ranked by cover density. `filter` is accepted and ignored. `limit` default 100, max 1,000.',
       body: EventSearchRequest,
       responses: { 200: { description: 'ranked events', schema: EventCollection }, 400: { description: 'a query with punctuation or outside 3-140 characters' } },
-      handle: async ({ access, body }) => ok(await events.search(access, body.search.query, body.limit)),
+      handle: async ({ access, body }) => ok({ items: await events.search(access, body.search.query, body.limit) }),
     }),
     jsonRoute({
       method: 'post', path: '/events/update', operationId: 'updateEvents', tag: TAG,

@@ -2,8 +2,7 @@
 // daily `events` quota and the cumulative `events` ceiling before anything is written.
 import type { Event, EventCreate, EventFilterRequest, EventUpdateItem } from '../schemas/events.ts';
 import type { Access } from './grants/access.ts';
-import { countEvents, distinctValues, eventsByIds, filterEventsJson, getEvent, searchEventsJson } from './events/event-read.ts';
-import { pageJson } from './meta/timeseries-rows.ts';
+import { countEvents, distinctValues, eventsByIds, filterEvents, getEvent, searchEvents } from './events/event-read.ts';
 import { createEvents, deleteEvents, updateEvents } from './events/event-write.ts';
 import type { Quotas } from './quotas/quotas.ts';
 import type { RelationalStore } from './stores/relational.ts';
@@ -17,10 +16,8 @@ export interface EventEngine {
   create(access: Access, items: EventCreate[]): Promise<Event[]>;
   get(access: Access, id: string): Promise<Event>;
   byIds(access: Access, identifiers: EventIdentifier[]): Promise<Event[]>;
-  /** A page `{ items, nextCursor? }` as JSON text, built by the database. */
-  filter(access: Access, request: EventFilterRequest): Promise<string>;
-  /** `{ items }` as JSON text, built by the database. */
-  search(access: Access, query: string, limit?: number): Promise<string>;
+  filter(access: Access, request: EventFilterRequest): Promise<{ items: Event[]; nextCursor?: string }>;
+  search(access: Access, query: string, limit?: number): Promise<Event[]>;
   update(access: Access, items: EventUpdateItem[]): Promise<Event[]>;
   delete(access: Access, identifiers: EventIdentifier[]): Promise<void>;
   count(access: Access): Promise<number>;
@@ -38,8 +35,8 @@ export function bindEventEngine(relational: RelationalStore, quotas: Quotas): Ev
     },
     get: (access, id) => getEvent(db, access, id),
     byIds: (access, identifiers) => eventsByIds(db, access, identifiers),
-    filter: async (access, request) => pageJson(await filterEventsJson(db, access, request)),
-    search: async (access, query, limit) => pageJson({ items: await searchEventsJson(db, access, query, limit ?? EVENT_SEARCH_LIMIT_DEFAULT) }),
+    filter: (access, request) => filterEvents(db, access, request),
+    search: (access, query, limit) => searchEvents(db, access, query, limit ?? EVENT_SEARCH_LIMIT_DEFAULT),
     update: (access, items) => updateEvents(relational, access, items),
     delete: (access, identifiers) => deleteEvents(relational, access, identifiers),
     count: (access) => countEvents(db, access),

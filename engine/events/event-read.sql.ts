@@ -1,29 +1,8 @@
 import { EVENT_COLUMNS } from './event-rows.ts';
 
-/**
- * The API record built by PostgreSQL as JSON text (the same fields as event-rows.ts toEvent):
- * dataSetId and related ids as strings (SPEC "Event"). A page of 1,000 events is about 1.2 MB
- * of JSON; rows parsed by pg, turned into objects and stringified cost 12-15 ms of the event
- * loop (bench events), the text built here a few ms of the database's. Absent optional fields
- * are stripped at the top level only; metadata and relatedResources are added after.
- */
-const EVENT_JSON = `(jsonb_strip_nulls(jsonb_build_object(
-  'id', id, 'externalId', external_id, 'eventTime', event_time, 'type', type, 'subType', sub_type, 'status', status,
-  'source', source, 'description', description, 'dataSetId', data_set_id::text,
-  'createdTime', created_time, 'lastUpdatedTime', last_updated_time))
-  || jsonb_build_object('metadata', metadata, 'relatedResources', coalesce((
-    SELECT jsonb_agg(jsonb_build_object('id', r->>'id', 'externalId', r->'externalId') ORDER BY k)
-      FROM jsonb_array_elements(related_resources) WITH ORDINALITY AS x(r, k)), '[]'::jsonb)))::text`;
-
-/**
- * One page as JSON texts, with each row's id and `sortColumn` (allow-listed) for the cursor:
- * $-parameters bound by the caller's SqlParams. The page is chosen first and only its rows
- * become JSON (a sort would otherwise build the JSON of every matching row).
- */
-export function eventPageJsonSql(where: string, sortColumn: string, orderBy: string, limitParam: string): string {
-  return `SELECT id, ${sortColumn} AS sort_value, ${EVENT_JSON} AS j
-  FROM (SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ORDER BY ${orderBy} LIMIT ${limitParam}) AS page
- ORDER BY ${orderBy}`;
+/** One page: $-parameters bound by the caller's SqlParams. */
+export function eventPageSql(where: string, orderBy: string, limitParam: string): string {
+  return `SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ORDER BY ${orderBy} LIMIT ${limitParam}`;
 }
 
 /** Events by ids or externalIds: $1 tenant, $2 ids, $3 externalIds. */
@@ -32,13 +11,11 @@ SELECT ${EVENT_COLUMNS} FROM events
  WHERE tenant = $1 AND (id = ANY($2::uuid[]) OR external_id = ANY($3::text[]))
  ORDER BY event_time, id`;
 
-/** Ranked full-text search over descriptions, as JSON texts: the tsquery parameter is bound by the caller. */
-export function eventSearchJsonSql(where: string, queryParam: string, limitParam: string): string {
-  return `SELECT ${EVENT_JSON} AS j
-  FROM (SELECT ${EVENT_COLUMNS}, ts_rank_cd(search, ${queryParam}) AS rank FROM events
-         WHERE ${where} AND search @@ ${queryParam}
-         ORDER BY rank DESC, id ASC LIMIT ${limitParam}) AS page
- ORDER BY rank DESC, id ASC`;
+/** Ranked full-text search over descriptions: the tsquery parameter is bound by the caller. */
+export function eventSearchSql(where: string, queryParam: string, limitParam: string): string {
+  return `SELECT ${EVENT_COLUMNS}, ts_rank_cd(search, ${queryParam}) AS rank FROM events
+ WHERE ${where} AND search @@ ${queryParam}
+ ORDER BY rank DESC, id ASC LIMIT ${limitParam}`;
 }
 
 /**

@@ -12,8 +12,7 @@ import {
   advancedWhere, decodeEventCursor, encodeEventCursor, eventAfterCursor, eventFilterWhere, eventLimit, eventOrderBy, eventSort, readableEvents,
 } from './event-filter.ts';
 import { toEvent, type EventRow } from './event-rows.ts';
-import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageJsonSql, eventSearchJsonSql, FOLD_EVENT_COUNTS } from './event-read.sql.ts';
-import type { JsonPage } from '../meta/timeseries-rows.ts';
+import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageSql, eventSearchSql, FOLD_EVENT_COUNTS } from './event-read.sql.ts';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -44,8 +43,12 @@ export async function eventsByIds(db: Queryable, access: Access, identifiers: { 
   return out;
 }
 
-/** One filter page of readable events as JSON texts (event-read.sql.ts EVENT_JSON). */
-export async function filterEventsJson(db: Queryable, access: Access, request: EventFilterRequest): Promise<JsonPage> {
+const SORT_VALUE: Readonly<Record<string, keyof EventRow>> = {
+  event_time: 'event_time', created_time: 'created_time', last_updated_time: 'last_updated_time', external_id: 'external_id',
+  type: 'type', sub_type: 'sub_type', status: 'status', source: 'source', data_set_id: 'data_set_id',
+};
+
+export async function filterEvents(db: Queryable, access: Access, request: EventFilterRequest): Promise<{ items: Event[]; nextCursor?: string }> {
   const sort = eventSort(request.sort);
   const limit = eventLimit(request.limit);
   const cursor = decodeEventCursor(request.cursor, sort);
@@ -57,20 +60,19 @@ export async function filterEventsJson(db: Queryable, access: Access, request: E
     request.advancedFilter !== undefined ? advancedWhere(params, request.advancedFilter) : undefined,
     cursor !== 'restart' && sort.paged ? eventAfterCursor(params, sort, cursor) : undefined,
   ]);
-  const sql = eventPageJsonSql(where, sort.column, eventOrderBy(sort), params.bind(limit));
-  const { rows } = await db.query<{ id: string; sort_value: string | number | null; j: string }>(sql, params.values);
-  const items = rows.map((r) => r.j);
+  const { rows } = await db.query<EventRow>(eventPageSql(where, eventOrderBy(sort), params.bind(limit)), params.values);
+  const items = rows.map(toEvent);
   const last = rows[rows.length - 1];
   // SPEC: nextCursor on a full page (so a full last page is followed by one empty page), never for an unpaged sort.
   if (!sort.paged || !last || rows.length < limit) return { items };
-  return { items, nextCursor: encodeEventCursor(sort, last.sort_value, last.id) };
+  const value = last[SORT_VALUE[sort.column] as keyof EventRow] as string | number | null;
+  return { items, nextCursor: encodeEventCursor(sort, value, last.id) };
 }
 
 /** SPEC: a query of 3-140 letters, digits and spaces; anything else is a 400. */
 const SEARCH_QUERY = /^[\p{L}\p{N} ]{3,140}$/u;
 
-/** Ranked search as JSON texts (event-read.sql.ts EVENT_JSON). */
-export async function searchEventsJson(db: Queryable, access: Access, query: string, limit: number): Promise<string[]> {
+export async function searchEvents(db: Queryable, access: Access, query: string, limit: number): Promise<Event[]> {
   if (!SEARCH_QUERY.test(query)) {
     throw new BadRequestError('search.query must be 3-140 letters, digits and spaces', [{ field: 'search.query', message: '3-140 letters, digits and spaces', value: query.slice(0, 150) }]);
   }
@@ -80,8 +82,8 @@ export async function searchEventsJson(db: Queryable, access: Access, query: str
   const where = tenantAndReadable(params, access);
   // Every word as a prefix, any of them matching; ranked by cover density, id as tie-break.
   const tsquery = `to_tsquery('simple', ${params.bind(words.map((w) => `${w}:*`).join(' | '))})`;
-  const { rows } = await db.query<{ j: string }>(eventSearchJsonSql(where, tsquery, params.bind(limit)), params.values);
-  return rows.map((r) => r.j);
+  const { rows } = await db.query<EventRow>(eventSearchSql(where, tsquery, params.bind(limit)), params.values);
+  return rows.map(toEvent);
 }
 
 /** Count deltas of a tenant past which a count folds them (one row per write statement otherwise accumulates). */
