@@ -1,3 +1,5 @@
+import { jsonObjectText } from '../records/json-text.sql.ts';
+
 /** The node columns every NodeRow reads (see timeseries-rows.ts). */
 export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, labels, metadata, source, value_type, unit, unit_external_id, created_time, last_updated_time';
 
@@ -5,8 +7,18 @@ export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, la
  * The API record built by PostgreSQL as JSON text (same fields as toTimeSeries, absent
  * instead of null): large pages skip parsing rows in JavaScript and re-serialising them.
  */
-export const TIMESERIES_JSON = `jsonb_strip_nulls(jsonb_build_object(
-  'id', id, 'externalId', external_id, 'name', coalesce(name, ''), 'description', description,
-  'valueType', value_type, 'unit', unit, 'unitExternalId', unit_external_id, 'dataSetId', data_set_id,
-  'source', source, 'labels', labels, 'metadata', metadata,
-  'createdTime', created_time, 'lastUpdatedTime', last_updated_time))::text`;
+export const TIMESERIES_JSON = jsonObjectText([
+  { key: 'id', sql: 'id', as: 'number' },
+  { key: 'externalId', sql: 'external_id', as: 'string' },
+  { key: 'name', sql: "coalesce(name, '')", as: 'string' },
+  { key: 'description', sql: 'description', as: 'string', optional: true },
+  { key: 'valueType', sql: 'value_type', as: 'string', optional: true },
+  { key: 'unit', sql: 'unit', as: 'string', optional: true },
+  { key: 'unitExternalId', sql: 'unit_external_id', as: 'string', optional: true },
+  { key: 'dataSetId', sql: 'data_set_id', as: 'number', optional: true },
+  { key: 'source', sql: 'source', as: 'string', optional: true },
+  { key: 'labels', sql: 'to_json(labels)', as: 'json' },
+  { key: 'metadata', sql: 'metadata', as: 'json' },
+  { key: 'createdTime', sql: 'created_time', as: 'number' },
+  { key: 'lastUpdatedTime', sql: 'last_updated_time', as: 'number' },
+]);
