@@ -1,9 +1,10 @@
 // Goal: a filter page read by way of its matches (candidatePageSql, for metadata and labels
-// filters) is the page read along the sort order, cursors included, and the fallback past
-// candidatesMax is too. Method: 60 resources on an embedded PostgreSQL with metadata, labels,
-// names and descriptions (some null), created in bunches; for each filter, sort and page size,
-// every page walked three ways (no indexedFilter, indexedFilter, indexedFilter with
-// candidatesMax 2 so every page falls back) must give the same items and cursors.
+// filters the planner expects few matches of) is the page read along the sort order, cursors
+// included. Method: 60 resources on an embedded PostgreSQL with metadata, labels, names and
+// descriptions (some null), created in bunches; for each filter, sort and page size, every
+// page walked three ways (no indexedFilter; indexedFilter, by way of the matches; indexedFilter
+// with candidatesMax 2, where pages walk the sort order, or take the candidates and fall back
+// when more than 8 turn up) must give the same items and cursors.
 import t from 'tap';
 import { SORTABLE_RESOURCE_PROPERTIES } from '../../schemas/resources.ts';
 import { RESOURCE_JSON } from '../graph/resource-rows.ts';
