@@ -24,6 +24,7 @@ import { PlantdataTarget } from './plantdata-target.ts';
 import { describeMachine, writeReport } from './report.ts';
 import { formatTextTable, tableRows, type RunResult, type SuiteResult, type SystemName } from './results.ts';
 import { startService } from './service.ts';
+import { cpuUntilIdle, treeCpuSeconds } from './proc-stats.ts';
 import { LOAD_SIZES, LoadPlan, runLoadSystem, type LoadRun } from './gateway.ts';
 import { SPEC_DEFAULT_SERVICE_CONFIG } from './service.ts';
 import { VARIED_SIZES } from './varied.ts';
@@ -111,7 +112,12 @@ async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
   const service = await startService({ logDir: opts.logDir });
   opts.log(`graph: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
-    return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log });
+    const settleSeconds = SETTLE_SECONDS_MAX[opts.size];
+    const settle = settleSeconds === 0 ? undefined : async () => {
+      const after = await cpuUntilIdle(service.rootPid, treeCpuSeconds(service.rootPid), { boundSeconds: settleSeconds });
+      return after.idle ? `the service settled (${after.busySeconds.toFixed(0)} s of post-load work)` : `${settleSeconds} s, the service still busy`;
+    };
+    return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log, ...(settle ? { settle } : {}) });
   } finally {
     await service.stop();
   }
