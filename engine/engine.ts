@@ -114,7 +114,7 @@ function bindEngine(
     timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, policies, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
     resources: bindResourceEngine({ relational, quotas, graph, policies, nodeStats }),
     edges: bindEdgeEngine({ relational, quotas, graph, series: series.directory }),
-    events: bindEventEngine(relational, quotas),
+    events: bindEventEngine(relational, quotas, new TableStats(relational.pool, 'events')),
     datasets: bindDataSetEngine(relational, quotas),
     labels: bindLabelEngine(relational, quotas),
     units: unitEngine,

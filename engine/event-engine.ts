@@ -4,6 +4,7 @@ import type { Event, EventCreate, EventFilterRequest, EventUpdateItem } from '..
 import type { Access } from './grants/access.ts';
 import { countEvents, distinctValues, eventsByIds, filterEvents, getEvent, searchEvents } from './events/event-read.ts';
 import { createEvents, deleteEvents, updateEvents } from './events/event-write.ts';
+import type { TableStats } from './meta/table-stats.ts';
 import type { Quotas } from './quotas/quotas.ts';
 import type { RelationalStore } from './stores/relational.ts';
 
@@ -25,13 +26,16 @@ export interface EventEngine {
   distinct(access: Access, column: string, limit: number, contains?: string): Promise<string[]>;
 }
 
-export function bindEventEngine(relational: RelationalStore, quotas: Quotas): EventEngine {
+/** `eventStats`: bulk creates are followed by ANALYZE and the GIN pending lists' cleaning (table-stats.ts). */
+export function bindEventEngine(relational: RelationalStore, quotas: Quotas, eventStats?: TableStats): EventEngine {
   const db = relational.pool;
   return {
     async create(access, items) {
       await quotas.chargeDaily(access.tenant, 'events', items.length);
       await quotas.chargeLifetime(access.tenant, 'events', items.length);
-      return createEvents(relational, access, items);
+      const created = await createEvents(relational, access, items);
+      eventStats?.noteWrites(items.length);
+      return created;
     },
     get: (access, id) => getEvent(db, access, id),
     byIds: (access, identifiers) => eventsByIds(db, access, identifiers),

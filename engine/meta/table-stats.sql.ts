@@ -1,7 +1,7 @@
 /** Tables whose planner statistics TableStats refreshes (the allow-list of the statements below). */
-export type AnalyzedTable = 'nodes' | 'edges';
+export type AnalyzedTable = 'nodes' | 'edges' | 'events';
 
-const TABLE_NAMES: Readonly<Record<AnalyzedTable, string>> = { nodes: 'nodes', edges: 'edges' };
+const TABLE_NAMES: Readonly<Record<AnalyzedTable, string>> = { nodes: 'nodes', edges: 'edges', events: 'events' };
 
 /** ANALYZE of one allow-listed table. */
 export function analyzeSql(table: AnalyzedTable): string {
