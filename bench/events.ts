@@ -273,6 +273,8 @@ export interface EventsSuiteOptions {
   size: EventsSize;
   seed: number;
   log: (line: string) => void;
+  /** Waits until the service is idle after the load (its ANALYZE and GIN cleaning), as the graph suite does; says how long. */
+  settle?: () => Promise<string>;
 }
 
 export async function runEventsSuite(opts: EventsSuiteOptions): Promise<SuiteResult> {
@@ -293,6 +295,8 @@ export async function runEventsSuite(opts: EventsSuiteOptions): Promise<SuiteRes
     log(`events: API create ${(size.eventCount / api.seconds).toFixed(0)} events/s`);
     checkCreateAnswers(eventLog, resourceIds, load.firstEvent, api.answers);
     api.answers.length = 0;
+    const settled = await opts.settle?.();
+    if (settled) notes.push(`events: the read rows were measured after ${settled}`);
     const random = mulberry32(opts.seed);
     const typeWindow = await timeRows(size, () => filterTypeWindow(client, eventLog, resourceIds, random));
     const stream = await timeRows(size, () => correlationStream(client, eventLog, resourceIds, random));

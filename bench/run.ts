@@ -108,15 +108,24 @@ async function benchMetadata(opts: BenchOptions): Promise<SuiteResult> {
   }
 }
 
+/**
+ * Waits until the service's process tree is idle after a bulk load (PostgreSQL's ANALYZE and GIN
+ * pending-list cleaning), bounded per size (none at tiny); says how it ended, for the notes.
+ */
+function settleAfterLoad(rootPid: number, size: BenchOptions['size']): (() => Promise<string>) | undefined {
+  const settleSeconds = SETTLE_SECONDS_MAX[size];
+  if (settleSeconds === 0) return undefined;
+  return async () => {
+    const after = await cpuUntilIdle(rootPid, treeCpuSeconds(rootPid), { boundSeconds: settleSeconds });
+    return after.idle ? `the service settled (${after.busySeconds.toFixed(0)} s of post-load work)` : `${settleSeconds} s, the service still busy`;
+  };
+}
+
 async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
   const service = await startService({ logDir: opts.logDir });
   opts.log(`graph: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
-    const settleSeconds = SETTLE_SECONDS_MAX[opts.size];
-    const settle = settleSeconds === 0 ? undefined : async () => {
-      const after = await cpuUntilIdle(service.rootPid, treeCpuSeconds(service.rootPid), { boundSeconds: settleSeconds });
-      return after.idle ? `the service settled (${after.busySeconds.toFixed(0)} s of post-load work)` : `${settleSeconds} s, the service still busy`;
-    };
+    const settle = settleAfterLoad(service.rootPid, opts.size);
     return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log, ...(settle ? { settle } : {}) });
   } finally {
     await service.stop();
@@ -133,9 +142,11 @@ async function benchEvents(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`events: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   const tenant = `bench-events-${Date.now()}`;
   const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 2 ** 31);
+  const settle = settleAfterLoad(service.rootPid, opts.size);
   try {
     return await runEventsSuite({
       url: service.url, token: service.token(tenant), dataDir: service.dataDir, mainPid: service.mainPid, tenant, size: EVENTS_SIZES[opts.size], seed, log: opts.log,
+      ...(settle ? { settle } : {}),
     });
   } finally {
     await service.stop();
