@@ -14,7 +14,8 @@ import { datapointSuiteResult, runDatapointSystem, type SystemRun } from './data
 import type { DatapointSystem } from './datapoint-system.ts';
 import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
 import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
-import { EVENTS_SIZES, runEventsSuite } from './events.ts';
+import { runEventsSuite } from './events.ts';
+import { EVENTS_SIZES } from './events-workload.ts';
 import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
 import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
