@@ -56,12 +56,18 @@ function admit(ctx: WebSocketContext, connections: ConnectionCounter): (() => vo
   return undefined;
 }
 
-/** Runs a socket's work one piece at a time, in order; a failure closes it with 1011. */
-function serial(ctx: WebSocketContext): (work: () => Promise<void>) => Promise<void> {
+/**
+ * Runs a socket's work one piece at a time, in order; a failure closes it with 1011. Work of
+ * frames that arrived before the socket closed still runs (an ack sent just before a close is
+ * applied, not lost to a redelivery): the close handlers queue their clean-up here last.
+ */
+function serial(_ctx: WebSocketContext): (work: () => Promise<void>) => Promise<void> {
   let chain = Promise.resolve();
   return (work) => {
-    chain = chain.then(() => (ctx.closed ? undefined : work()));
-    return chain;
+    // A failed piece closes the socket (its caller's business); the pieces after it, the clean-up among them, still run.
+    const next = chain.then(() => work());
+    chain = next.catch(() => undefined);
+    return next;
   };
 }
 
@@ -203,11 +209,13 @@ function subscriptionSession(ctx: WebSocketContext, subscriptions: SubscriptionE
     },
     close() {
       release();
-      const ids = [...attached.values()].map((p) => p.id);
-      for (const pump of attached.values()) pump.stop();
-      attached.clear();
-      // Unacked messages are visible again at once: a reconnect (here or elsewhere) resumes them.
-      broker.release(tenant, ids, owner).catch((err: unknown) => ctx.log.warn({ err }, 'giving back leases failed; they expire after ackTimeoutMs'));
+      void run(async () => {
+        const ids = [...attached.values()].map((p) => p.id);
+        for (const pump of attached.values()) pump.stop();
+        attached.clear();
+        // Unacked messages are visible again at once: a reconnect (here or elsewhere) resumes them.
+        await broker.release(tenant, ids, owner).catch((err: unknown) => ctx.log.warn({ err }, 'giving back leases failed; they expire after ackTimeoutMs'));
+      }).catch(() => undefined);
     },
   };
 }
@@ -285,7 +293,7 @@ function adhocSession(ctx: WebSocketContext, subscriptions: SubscriptionEngine, 
     },
     close() {
       release();
-      removeSink();
+      void run(async () => { removeSink(); }).catch(() => undefined);
     },
   };
 }
