@@ -106,33 +106,47 @@ const asText = (value: unknown, path: string): string => {
   throw advancedProblem(path, 'values compare as strings: give a string or a number', value);
 };
 
-/**
- * One advanced filter node as SQL. A leaf on `metadata` (only the first entry of `property` is
- * read, so no key can be named) matches an event having any metadata value that compares.
- */
-export function advancedWhere(params: SqlParams, node: unknown, path = 'advancedFilter', depth = 0): string {
-  if (depth > ADVANCED_DEPTH_MAX) throw advancedProblem(path, `nested deeper than ${ADVANCED_DEPTH_MAX}`);
+type Combinator = (typeof COMBINATORS)[number];
+type Leaf = (typeof LEAVES)[number];
+type LeafBody = { property?: unknown; value?: unknown; values?: unknown };
+
+/** One node's operator and body, checked: exactly one known key. */
+function advancedOp(node: unknown, path: string): { op: Combinator | Leaf; body: unknown } {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) throw advancedProblem(path, 'must be an object with one of and, or, not, equals, prefix, in');
   const keys = Object.keys(node);
   const op = keys[0];
   if (keys.length !== 1 || op === undefined || !([...LEAVES, ...COMBINATORS] as readonly string[]).includes(op)) {
     throw advancedProblem(path, 'must have exactly one of and, or, not, equals, prefix, in', keys.join(', '));
   }
-  const body = (node as Record<string, unknown>)[op];
+  return { op: op as Combinator | Leaf, body: (node as Record<string, unknown>)[op] };
+}
+
+/**
+ * One advanced filter node as SQL. A leaf on `metadata` (only the first entry of `property` is
+ * read, so no key can be named) matches an event having any metadata value that compares.
+ *
+ * A leaf on a null column is NULL, not false, and stays bare so that an index on the column
+ * serves it: under AND and OR a NULL leaf acts as false (both are monotone, so Kleene's
+ * three values give what false would), and `not` folds its operand's NULL to false before
+ * negating, as SPEC's "not matching" asks.
+ */
+export function advancedWhere(params: SqlParams, node: unknown, path = 'advancedFilter', depth = 0): string {
+  if (depth > ADVANCED_DEPTH_MAX) throw advancedProblem(path, `nested deeper than ${ADVANCED_DEPTH_MAX}`);
+  const { op, body } = advancedOp(node, path);
   if (op === 'and' || op === 'or') {
     if (!Array.isArray(body) || body.length === 0) throw advancedProblem(`${path}.${op}`, 'must be a non-empty list');
     return `(${body.map((child, k) => advancedWhere(params, child, `${path}.${op}.${k}`, depth + 1)).join(op === 'and' ? ' AND ' : ' OR ')})`;
   }
   if (op === 'not') return `NOT coalesce(${advancedWhere(params, body, `${path}.not`, depth + 1)}, false)`;
   if (typeof body !== 'object' || body === null) throw advancedProblem(`${path}.${op}`, 'must be { property, value } (or values for in)');
-  const leaf = body as { property?: unknown; value?: unknown; values?: unknown };
+  const leaf = body as LeafBody;
   const property = Array.isArray(leaf.property) ? leaf.property[0] : undefined;
   if (typeof property !== 'string') throw advancedProblem(`${path}.${op}.property`, 'must be a list whose first entry names a property', leaf.property);
   const column = ADVANCED_PROPERTIES[property];
   if (!column) throw new BadRequestError(`advancedFilter cannot filter on ${property}; filterable: ${Object.keys(ADVANCED_PROPERTIES).join(', ')}`, [{ field: `${path}.${op}.property`, message: 'not a filterable property', value: property }]);
   const compare = (sql: (text: string) => string) => (property === 'metadata'
     ? `EXISTS (SELECT 1 FROM jsonb_each_text(metadata) AS m(k, v) WHERE ${sql('m.v')})`
-    : `coalesce(${sql(column)}, false)`);
+    : sql(column));
   if (op === 'equals') {
     const value = params.bind(asText(leaf.value, `${path}.equals.value`));
     return compare((c) => `${c} = ${value}`);
@@ -144,6 +158,44 @@ export function advancedWhere(params: SqlParams, node: unknown, path = 'advanced
   if (!Array.isArray(leaf.values)) throw advancedProblem(`${path}.in.values`, 'must be a list');
   const values = params.bind(leaf.values.map((v, k) => asText(v, `${path}.in.values.${k}`)));
   return compare((c) => `${c} = ANY(${values}::text[])`);
+}
+
+/** Branches past which an advanced filter is not split (each is one more index scan of up to a page). */
+export const ADVANCED_BRANCHES_MAX = 8;
+
+/**
+ * The advanced filter (already checked by advancedWhere) as OR-ed branches, each one a
+ * conjunction an index may serve in the page's order: `or` lists its children's branches,
+ * `and` distributes over them, `in` on a column is one equality per value. PostgreSQL keeps
+ * no index order across an OR (a page of `type in (a, b) or externalId prefix p` walks the
+ * eventTime index past every event matching neither), but each branch alone is an ordered
+ * scan of its own index that stops at a page. A node whose split would pass `max` branches
+ * stays one branch.
+ */
+export function advancedBranches(params: SqlParams, node: unknown, max = ADVANCED_BRANCHES_MAX): string[] {
+  const { op, body } = advancedOp(node, 'advancedFilter');
+  const bound = params.values.length;
+  // Values the dropped split had bound go with it: a statement must use every placeholder.
+  const whole = () => (params.truncate(bound), [advancedWhere(params, node)]);
+  if (op === 'or' && Array.isArray(body)) {
+    const branches = body.flatMap((child) => advancedBranches(params, child, max));
+    return branches.length <= max ? branches : whole();
+  }
+  if (op === 'and' && Array.isArray(body)) {
+    let branches = [''];
+    for (const child of body) {
+      const parts = advancedBranches(params, child, max);
+      if (branches.length * parts.length > max) return whole();
+      branches = branches.flatMap((b) => parts.map((p) => (b ? `${b} AND ${p}` : p)));
+    }
+    return branches.map((b) => `(${b})`);
+  }
+  const leaf = body as LeafBody;
+  const property = Array.isArray(leaf?.property) ? leaf.property[0] : undefined;
+  if (op === 'in' && property !== 'metadata' && Array.isArray(leaf.values) && leaf.values.length > 1 && leaf.values.length <= max) {
+    return leaf.values.map((value) => advancedWhere(params, { equals: { property: [property], value } }));
+  }
+  return whole();
 }
 
 /** SPEC: the sortable properties; a null-able one sorts nulls last ascending, first descending. */

@@ -5,6 +5,20 @@ export function eventPageSql(where: string, orderBy: string, limitParam: string)
   return `SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ORDER BY ${orderBy} LIMIT ${limitParam}`;
 }
 
+/**
+ * One page as the union of branch pages (event-filter.ts advancedBranches): each branch's
+ * first page in the sort, read by whatever index serves it, merged in the sort order (a
+ * Merge Append, which pulls from each branch only as far as the page needs), an event in two
+ * branches kept once (DISTINCT ON the sort value and id: its copies arrive side by side).
+ * `base` holds tenant, grants, filter and cursor.
+ */
+export function eventUnionPageSql(base: string, branches: string[], sortColumn: string, orderBy: string, limitParam: string): string {
+  const branchPages = branches.map((b) => `(SELECT ${EVENT_COLUMNS} FROM events WHERE ${base} AND ${b} ORDER BY ${orderBy} LIMIT ${limitParam})`);
+  return `SELECT DISTINCT ON (${sortColumn}, id) ${EVENT_COLUMNS}
+ FROM (${branchPages.join('\n UNION ALL ')}) AS branch
+ ORDER BY ${orderBy} LIMIT ${limitParam}`;
+}
+
 /** Events by ids or externalIds: $1 tenant, $2 ids, $3 externalIds. */
 export const EVENTS_BY_KEYS = `
 SELECT ${EVENT_COLUMNS} FROM events

@@ -6,13 +6,14 @@ import type { Event, EventFilterRequest } from '../../schemas/events.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { canRead, type Access } from '../grants/access.ts';
 import { and } from '../meta/node-filter.sql.ts';
+import { plannerEstimate } from '../stores/planner-estimate.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
 import {
-  advancedWhere, decodeEventCursor, encodeEventCursor, eventAfterCursor, eventFilterWhere, eventLimit, eventOrderBy, eventSort, readableEvents,
+  advancedBranches, advancedWhere, decodeEventCursor, encodeEventCursor, eventAfterCursor, eventFilterWhere, eventLimit, eventOrderBy, eventSort, readableEvents,
 } from './event-filter.ts';
 import { toEvent, type EventRow } from './event-rows.ts';
-import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageSql, eventSearchSql, FOLD_EVENT_COUNTS } from './event-read.sql.ts';
+import { distinctSql, EVENTS_BY_KEYS, eventCountSql, eventPageSql, eventSearchSql, eventUnionPageSql, FOLD_EVENT_COUNTS } from './event-read.sql.ts';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -48,19 +49,39 @@ const SORT_VALUE: Readonly<Record<string, keyof EventRow>> = {
   type: 'type', sub_type: 'sub_type', status: 'status', source: 'source', data_set_id: 'data_set_id',
 };
 
-export async function filterEvents(db: Queryable, access: Access, request: EventFilterRequest): Promise<{ items: Event[]; nextCursor?: string }> {
+export interface EventPagePlan {
+  /**
+   * How a page with an advanced filter that splits into branches is read: the cheaper of the
+   * two by the planner's estimate, or (tests, which compare them) one of them. @default 'cheaper'
+   */
+  plan?: 'cheaper' | 'single' | 'split';
+}
+
+export async function filterEvents(db: Queryable, access: Access, request: EventFilterRequest, options: EventPagePlan = {}): Promise<{ items: Event[]; nextCursor?: string }> {
   const sort = eventSort(request.sort);
   const limit = eventLimit(request.limit);
   const cursor = decodeEventCursor(request.cursor, sort);
   if (cursor === 'empty') return { items: [] };
   const params = new SqlParams();
-  const where = and([
+  const base = and([
     tenantAndReadable(params, access),
     await eventFilterWhere(db, params, access, request.filter),
-    request.advancedFilter !== undefined ? advancedWhere(params, request.advancedFilter) : undefined,
     cursor !== 'restart' && sort.paged ? eventAfterCursor(params, sort, cursor) : undefined,
   ]);
-  const { rows } = await db.query<EventRow>(eventPageSql(where, eventOrderBy(sort), params.bind(limit)), params.values);
+  const orderBy = eventOrderBy(sort);
+  const union = params.fork();
+  let page = { sql: eventPageSql(and([base, request.advancedFilter !== undefined ? advancedWhere(params, request.advancedFilter) : undefined]), orderBy, params.bind(limit)), params };
+  const branches = request.advancedFilter !== undefined ? advancedBranches(union, request.advancedFilter) : [];
+  if (branches.length > 1) {
+    // Both plans are right; which is cheaper depends on how many events each branch matches,
+    // which the planner's statistics know: a branch page costs at most a page of its index,
+    // the single walk costs a page divided by the share of events the whole filter matches.
+    const split = { sql: eventUnionPageSql(base, branches, sort.column, orderBy, union.bind(limit)), params: union };
+    const plan = options.plan ?? 'cheaper';
+    if (plan === 'split') page = split;
+    else if (plan === 'cheaper' && (await plannerEstimate(db, split.sql, split.params.values)).cost < (await plannerEstimate(db, page.sql, page.params.values)).cost) page = split;
+  }
+  const { rows } = await db.query<EventRow>(page.sql, page.params.values);
   const items = rows.map(toEvent);
   const last = rows[rows.length - 1];
   // SPEC: nextCursor on a full page (so a full last page is followed by one empty page), never for an unpaged sort.

@@ -4,6 +4,7 @@
 // caller's WHERE clause (node-filter.ts builds the shared parts).
 import { BadRequestError } from '../errors.ts';
 import type { Queryable } from '../stores/queryable.ts';
+import { plannerEstimate } from '../stores/planner-estimate.ts';
 import type { SqlParams } from '../stores/sql-params.ts';
 import { afterCursor, decodeCursor, encodeCursor, orderBy, type SortColumn, type SortSpec } from './keyset-cursor.ts';
 import { and } from './node-filter.ts';
@@ -73,8 +74,7 @@ export const PAGE_CANDIDATES_MAX = 20_000;
 
 /** The planner's estimate of the rows `where` matches (EXPLAIN, nothing run: about a millisecond). */
 async function estimatedMatches(db: Queryable, where: string, values: readonly unknown[]): Promise<number> {
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM nodes WHERE ${where}`, [...values]);
-  return rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? Infinity;
+  return (await plannerEstimate(db, `SELECT 1 FROM nodes WHERE ${where}`, values)).rows;
 }
 
 /** One page of records as JSON texts, with `nextCursor` when more may follow (a cursor is bound to its sort). */
