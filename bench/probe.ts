@@ -37,7 +37,7 @@ function parseArgs(argv: string[]): ProbeOptions {
 }
 
 /** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
-class InspectorProfile {
+export class InspectorProfile {
   private socket!: WebSocket;
   private nextId = 1;
   private readonly pending = new Map<number, (result: unknown) => void>();
@@ -377,4 +377,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();
