@@ -12,6 +12,7 @@
 // by table and column (issue 11's RSS and disk targets).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { HttpClient, parseJson } from './http-client.ts';
@@ -377,4 +378,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+// Run as a script, not when another probe imports InspectorProfile.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();

@@ -203,3 +203,21 @@ t.test('a batch breaking the store invariants is refused', async (t) => {
   await t.rejects(store.insert(batch(tenant, [{ seriesId: 80, valueType: 'BIGINT', timestampMs: times(2), float: Float64Array.of(1, 2) }])), { message: /bigint column is missing/ });
   t.same(await rawStrings(tenant, { seriesId: 80, valueType: 'FLOAT' }), []);
 });
+
+t.test('a range still being written waits for its writes to pause, at most hotMaxAgeMs', async (t) => {
+  const tenant = tenantOf();
+  const ref: SeriesRef = { seriesId: 70, valueType: 'FLOAT' };
+  const mine = (report: { folded?: { tenant: string }[] }) => (report.folded ?? []).filter((m) => m.tenant === tenant).length;
+  const hourly = { start: T0 - 3_600_000, end: T0 + 3_600_000, granularity: '1h', aggregates: ['COUNT'], limit: 10 } as const;
+  // Hours of 2023: cold by the clock, written just now.
+  await store.insert(batch(tenant, [floatSeries(70, times(10), (i) => i)]));
+  const fresh = await store.runMaintenance();
+  t.equal(mine(fresh), 0, 'marked within quietMs: not folded');
+  t.ok(fresh.rangesDeferred >= 1, 'but deferred');
+  t.same((await store.aggregate(tenant, ref, hourly)).buckets.map((b) => b.count), [10], 'reads stay exact meanwhile');
+  await store.insert(batch(tenant, [floatSeries(70, times(10, T0 + 10_000), (i) => i)]));
+  t.equal(mine(await store.runMaintenance({ hotMaxAgeMs: 0 })), 1, 'a range first marked longer than hotMaxAgeMs ago is folded even while written');
+  await store.insert(batch(tenant, [floatSeries(70, times(10, T0 + 20_000), (i) => i)]));
+  t.equal(mine(await store.runMaintenance({ quietMs: 0 })), 1, 'once quiet, folded');
+  t.same((await store.aggregate(tenant, ref, hourly)).buckets.map((b) => b.count), [30], 'from the rollups, exactly');
+});

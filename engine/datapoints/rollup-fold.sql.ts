@@ -13,7 +13,7 @@ export const DIRTY_BACKLOG_SQL = 'SELECT toString(count()) AS ranges FROM datapo
 export const MERGES_RUNNING_SQL = 'SELECT toString(count()) AS merges FROM system.merges WHERE database = currentDatabase()';
 
 export const DIRTY_SNAPSHOT_SQL = `SELECT tenant, toString(series_id) AS series, family, toString(begin_ms) AS begin_ms,
-  toString(end_ms) AS end_ms, toString(min(marked_at)) AS oldest
+  toString(end_ms) AS end_ms, toString(min(marked_at)) AS oldest, toString(max(marked_at)) AS newest
 FROM datapoint_dirty
 GROUP BY tenant, series_id, family, begin_ms, end_ms
 ORDER BY oldest

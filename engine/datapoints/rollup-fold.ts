@@ -26,12 +26,22 @@ import {
 } from './rollup-fold.sql.ts';
 
 export interface FoldOptions {
-  /** Fold hours still being written too (tests, benchmarks). @default false */
+  /** Fold hours still being written too, and ranges not yet quiet (tests, benchmarks). @default false */
   includeHot?: boolean;
   /** An hour is hot until this long after it ends. @default 60000 */
   hotGraceMs?: number;
   /** A hot range marked longer ago than this is folded anyway, bounding raw work on reads. @default 600000 */
   hotMaxAgeMs?: number;
+  /**
+   * A range marked again within this many ms is still being written and waits until its
+   * writes pause (or its first mark passes hotMaxAgeMs). Hours in the past are cold by the
+   * clock, but a backfill or a gateway replaying history writes each of them over many
+   * requests: a gateway sending 10 s per series per request re-marked every series-hour 360
+   * times, and each fold recomputed the hour from raw points written so far, reading about
+   * four raw rows for every one inserted (bench/probe.ts gateway: maintenance was half the
+   * ingest's CPU). Quiet first, each hour is folded about once. @default 2000
+   */
+  quietMs?: number;
   /** Dirty ranges taken per fold. @default 5000 */
   rangesPerFold?: number;
   /** OR-ed ranges per statement. @default 100 */
@@ -71,9 +81,11 @@ interface Mark {
   beginMs: number;
   endMs: number;
   oldestMicros: bigint;
+  /** The newest copy's marked_at: when the range was last written. */
+  newestMicros: bigint;
 }
 
-interface MarkRow { tenant: string; series: string; family: string; begin_ms: string; end_ms: string; oldest: string }
+interface MarkRow { tenant: string; series: string; family: string; begin_ms: string; end_ms: string; oldest: string; newest: string }
 
 /** A range to recompute: [beginMs, endMs) of one series, minute-aligned (hour-aligned for hours). */
 interface FoldRange {
@@ -202,9 +214,9 @@ export function hourRangesOf(family: Family, minuteRanges: readonly FoldRange[],
 /** Marks older than the clock on the fold's series that this fold did not take. */
 async function otherOldMarks(store: ColumnarStore, ranges: readonly FoldRange[], taken: readonly Mark[], computedAt: bigint): Promise<Mark[]> {
   if (ranges.length === 0) return [];
-  const rows = await store.query<Omit<MarkRow, 'oldest'>>(OLD_MARKS_SQL, { ...seriesParams(ranges), computed_at: computedAt });
+  const rows = await store.query<Omit<MarkRow, 'oldest' | 'newest'>>(OLD_MARKS_SQL, { ...seriesParams(ranges), computed_at: computedAt });
   const mine = new Set(taken.map(markKey));
-  return rows.map((row) => toMark({ ...row, oldest: '0' })).filter((m) => !mine.has(markKey(m)));
+  return rows.map((row) => toMark({ ...row, oldest: '0', newest: '0' })).filter((m) => !mine.has(markKey(m)));
 }
 
 function toMark(row: MarkRow): Mark {
@@ -215,6 +227,7 @@ function toMark(row: MarkRow): Mark {
     beginMs: Number(row.begin_ms),
     endMs: Number(row.end_ms),
     oldestMicros: BigInt(row.oldest),
+    newestMicros: BigInt(row.newest),
   };
 }
 
@@ -232,9 +245,15 @@ function planFold(marks: readonly Mark[], nowMicros: bigint, options: Required<F
   const nowMs = Number(nowMicros / 1000n);
   const hotFrom = floorHour(nowMs - options.hotGraceMs);
   const maxAgeMicros = BigInt(options.hotMaxAgeMs) * 1000n;
+  const quietMicros = BigInt(options.quietMs) * 1000n;
   const plan: FoldPlan = { byFamily: new Map(), folded: [], remainders: [], deferred: 0 };
   for (const mark of marks) {
-    const whole = options.includeHot || mark.endMs <= hotFrom || nowMicros - mark.oldestMicros > maxAgeMicros;
+    const tooOld = nowMicros - mark.oldestMicros > maxAgeMicros;
+    if (!options.includeHot && !tooOld && nowMicros - mark.newestMicros < quietMicros) {
+      plan.deferred++;
+      continue;
+    }
+    const whole = options.includeHot || mark.endMs <= hotFrom || tooOld;
     if (!whole && mark.beginMs >= hotFrom) {
       plan.deferred++;
       continue;
@@ -286,6 +305,7 @@ export async function foldDirtyRanges(store: ColumnarStore, options: FoldOptions
     includeHot: options.includeHot ?? false,
     hotGraceMs: options.hotGraceMs ?? 60_000,
     hotMaxAgeMs: options.hotMaxAgeMs ?? 600_000,
+    quietMs: options.quietMs ?? 2_000,
     rangesPerFold: options.rangesPerFold ?? 5_000,
     rangesPerStatement: options.rangesPerStatement ?? 100,
   };
