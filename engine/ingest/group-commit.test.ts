@@ -226,6 +226,27 @@ t.test('close waits for queued appends and refuses new ones', async (t) => {
   await t.rejects(log.append({ tenant, series: [series(41, 1)] }), { code: 'StoreUnavailableError' });
 });
 
+t.test('with a write-ahead log a commit grows while requests arrive, until a read needs it', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool(), loggedWaitMaxMs: 60_000 });
+  const more = log.expectAppend(); // a request still being parsed, as under a gateway's steady load
+  await log.append({ tenant, series: [series(75, 2)] });
+  await log.append({ tenant, series: [series(76, 2)] });
+  await new Promise((resolve) => setTimeout(resolve, 300)); // past expectedWaitMaxMs (150), which bounds the wait without a log
+  t.equal(sink.calls.length, 0, 'acknowledged from the log; the insert waits for more while no read needs it');
+  const barrier = log.readBarrier(tenant);
+  await sink.entered(1);
+  t.same(sink.calls.map((batches) => batches.length), [2], 'a read ends the wait: both appends in one insert');
+  sink.release(0);
+  await barrier;
+  t.same(await values(tenant, 76), [1, 1], 'and reads them');
+  more();
+  await log.close();
+  await wal.close();
+});
+
 t.test('with a write-ahead log: acknowledged once logged, inserted after, and reads wait for the insert', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });

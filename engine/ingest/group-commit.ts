@@ -41,6 +41,14 @@ export interface GroupCommitLogOptions {
    */
   expectedWaitMaxMs?: number;
   /**
+   * With `wal`: the same wait, while no read waits on readBarrier. Appends are acknowledged
+   * from the log then, so a longer wait delays only the freshness of reads nobody is making,
+   * and each insert carries more: fewer parts for the engine to merge and its fixed cost
+   * (~10-25 ms of engine CPU) paid less often. A read that needs the queued appends ends
+   * the wait at once. @default 500
+   */
+  loggedWaitMaxMs?: number;
+  /**
    * Inserts running at once. A second insert overlaps the first's fsync and uses the other
    * core, so a request parsed while an insert runs need not wait for it. @default 2
    */
@@ -230,6 +238,8 @@ export class GroupCommitLog implements IngestLog {
         reject(new StoreUnavailableError(`Acknowledged data points are not in the store after ${timeoutMs} ms; retry shortly.`));
       }, timeoutMs);
       this.barriers.add(barrier);
+      // A commit waiting to grow takes what is queued now: this read needs it.
+      this.wake();
     });
   }
 
@@ -310,13 +320,14 @@ export class GroupCommitLog implements IngestLog {
     return taken;
   }
 
-  /** While appends are announced and the next insert has room, waits for them (bounded). */
+  /** While appends are announced, the next insert has room and no read waits for it, waits for them (bounded). */
   private async commitLoopAwaitExpected(): Promise<void> {
     const first = this.queue[0];
     if (!first) return;
-    const deadline = first.queuedAtMs + (this.options.expectedWaitMaxMs ?? 150);
+    const waitMaxMs = this.options.wal ? (this.options.loggedWaitMaxMs ?? 500) : (this.options.expectedWaitMaxMs ?? 150);
+    const deadline = first.queuedAtMs + waitMaxMs;
     const commitPointsMax = this.options.commitPointsMax ?? 2_000_000;
-    while (this.expectedAppends > 0 && this.queuedPoints < commitPointsMax && !this.closed) {
+    while (this.expectedAppends > 0 && this.queuedPoints < commitPointsMax && this.barriers.size === 0 && !this.closed) {
       const waitMs = deadline - Date.now();
       if (waitMs <= 0) return;
       let timer: NodeJS.Timeout | undefined;
