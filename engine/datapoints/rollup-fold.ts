@@ -39,7 +39,10 @@ export interface FoldOptions {
    * requests: a gateway sending 10 s per series per request re-marked every series-hour 360
    * times, and each fold recomputed the hour from raw points written so far, reading about
    * four raw rows for every one inserted (bench/probe.ts gateway: maintenance was half the
-   * ingest's CPU). Quiet first, each hour is folded about once. @default 2000
+   * ingest's CPU). Quiet first, each hour is folded about once. The bound is measured from the
+   * oldest copy of the mark the engine still holds, and a merge keeps only the newest
+   * (ReplacingMergeTree(marked_at)): a range re-marked without pause for longer than
+   * hotMaxAgeMs may wait until its writes pause. Reads are exact meanwhile. @default 2000
    */
   quietMs?: number;
   /** Dirty ranges taken per fold. @default 5000 */
