@@ -79,7 +79,10 @@ export async function filterEvents(db: Queryable, access: Access, request: Event
     const split = { sql: eventUnionPageSql(base, branches, sort.column, orderBy, union.bind(limit)), params: union };
     const plan = options.plan ?? 'cheaper';
     if (plan === 'split') page = split;
-    else if (plan === 'cheaper' && (await plannerEstimate(db, split.sql, split.params.values)).cost < (await plannerEstimate(db, page.sql, page.params.values)).cost) page = split;
+    else if (plan === 'cheaper') {
+      const [many, one] = await Promise.all([plannerEstimate(db, split.sql, split.params.values), plannerEstimate(db, page.sql, page.params.values)]);
+      if (many.cost < one.cost) page = split;
+    }
   }
   const { rows } = await db.query<EventRow>(page.sql, page.params.values);
   const items = rows.map(toEvent);

@@ -3,11 +3,6 @@
 /** Channel an append notifies (payload: tenant), so listening sockets on every process look at once. */
 export const MESSAGES_APPENDED_CHANNEL = 'subscription_messages_appended';
 
-/** The series a tenant's subscriptions name: $1 tenant. */
-export const COVERAGE_SERIES = 'SELECT subscription_id::float8 AS subscription_id, series_id::float8 AS series_id FROM subscription_series WHERE tenant = $1';
-/** The tenant's subscriptions over a data set: $1 tenant. */
-export const COVERAGE_DATA_SETS = 'SELECT id::float8 AS id, data_set_id::float8 AS data_set_id FROM subscriptions WHERE tenant = $1 AND data_set_id IS NOT NULL';
-
 /**
  * One statement, one commit: appends messages ($1 tenants, $2 subscription ids, $3 write
  * versions, $4 items JSON, $5 data set ids per item as `{...}` array literals; rows in array

@@ -26,16 +26,14 @@ import type { Logger } from '../log.ts';
 import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
-import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
 import { datapointItemJson } from './datapoint-items.ts';
 import { DeliveryDispatcher, type Attachment } from './delivery-dispatcher.ts';
+import { SubscriptionCoverage } from './subscription-coverage.ts';
 import {
-  APPEND_MESSAGES, ASYNC_COMMIT, COVERAGE_DATA_SETS, COVERAGE_SERIES, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL, NACK_MESSAGES, RELEASE_LEASES,
+  APPEND_MESSAGES, ASYNC_COMMIT, LOAD_FEED_MARK, MESSAGES_APPENDED_CHANNEL, NACK_MESSAGES, RELEASE_LEASES,
 } from './subscription-broker.sql.ts';
 import { SUBSCRIPTIONS_CHANGED_CHANNEL } from './subscription-records.sql.ts';
 
-/** A tenant's coverage is reloaded at least this often (data sets created under a covered one). */
-const COVERAGE_TTL_MS = 5_000;
 /** Points of one message, at most: a larger batch is split, a series' points staying in order. */
 const MESSAGE_POINTS_MAX = 10_000;
 /** Points queued for appending, past which a warning is logged. */
@@ -51,13 +49,6 @@ export const QUEUE_POINTS_MAX = 16_000_000;
 const APPEND_RETRY_MS = 500;
 /** A flush that appends nothing saves the mark at most this often (recovery reads from it). */
 const MARK_ONLY_SAVE_INTERVAL_MS = 1_000;
-
-interface Coverage {
-  loadedAtMs: number;
-  bySeries: Map<number, number[]>;
-  byDataSet: Map<number, number[]>;
-  empty: boolean;
-}
 
 export type { Attachment, LeasedMessage } from './delivery-dispatcher.ts';
 
@@ -87,7 +78,7 @@ export interface SubscriptionBrokerOptions {
 }
 
 export class SubscriptionBroker {
-  private readonly coverage = new Map<string, Coverage>();
+  private readonly coverage: SubscriptionCoverage;
   private queue: CommittedBatch[] = [];
   private queuedPoints = 0;
   private flushing: Promise<void> | undefined;
@@ -105,14 +96,15 @@ export class SubscriptionBroker {
 
   constructor(private readonly options: SubscriptionBrokerOptions) {
     this.dispatcher = new DeliveryDispatcher((work) => this.asyncCommit(work), options.log);
+    this.coverage = new SubscriptionCoverage(options.relational.pool);
   }
 
   async open(): Promise<void> {
     const { relational } = this.options;
     this.stops.push(await relational.listen(SUBSCRIPTIONS_CHANGED_CHANNEL, {
       notify: (tenant) => this.invalidate(tenant),
-      lost: () => this.coverage.clear(),
-      listening: () => this.coverage.clear(),
+      lost: () => this.coverage.invalidate(),
+      listening: () => this.coverage.invalidate(),
     }));
     this.stops.push(await relational.listen(MESSAGES_APPENDED_CHANNEL, {
       notify: (payload) => this.wakeFromNotification(payload),
@@ -155,14 +147,13 @@ export class SubscriptionBroker {
 
   /** Forgets a tenant's coverage: the next batch reloads it (a subscription write, here or elsewhere). */
   invalidate(tenant: string): void {
-    this.coverage.delete(tenant);
+    this.coverage.invalidate(tenant);
     this.hook();
   }
 
   /** The commit path: a map lookup, and a push when the tenant may have subscriptions. */
   private committed(batch: CommittedBatch): void {
-    const known = this.coverage.get(batch.tenant);
-    if (known?.empty && Date.now() - known.loadedAtMs < COVERAGE_TTL_MS) return;
+    if (this.coverage.knownEmpty(batch.tenant)) return;
     let points = 0;
     for (const s of batch.series) points += s.timestampMs.length;
     if (this.queuedPoints + points > (this.options.queuePointsMax ?? QUEUE_POINTS_MAX) && this.queue.length > 0) {
@@ -226,28 +217,6 @@ export class SubscriptionBroker {
     }
   }
 
-  private async coverageOf(tenant: string): Promise<Coverage> {
-    const held = this.coverage.get(tenant);
-    if (held && Date.now() - held.loadedAtMs < COVERAGE_TTL_MS) return held;
-    const loadedAtMs = Date.now();
-    const db = this.options.relational.pool;
-    const [{ rows: bound }, { rows: sets }] = await Promise.all([
-      db.query<{ subscription_id: number; series_id: number }>(COVERAGE_SERIES, [tenant]),
-      db.query<{ id: number; data_set_id: number }>(COVERAGE_DATA_SETS, [tenant]),
-    ]);
-    const bySeries = new Map<number, number[]>();
-    for (const row of bound) bySeries.set(row.series_id, [...(bySeries.get(row.series_id) ?? []), row.subscription_id]);
-    const byDataSet = new Map<number, number[]>();
-    for (const sub of sets) {
-      const { rows } = await db.query<{ id: string }>(DESCENDANT_DATA_SETS, [tenant, [sub.data_set_id], []]);
-      for (const { id } of rows) byDataSet.set(Number(id), [...(byDataSet.get(Number(id)) ?? []), sub.id]);
-    }
-    const coverage: Coverage = { loadedAtMs, bySeries, byDataSet, empty: bySeries.size === 0 && byDataSet.size === 0 };
-    // Kept unless invalidated while loading (a newer load will follow).
-    if (!this.coverage.has(tenant) || this.coverage.get(tenant) === held) this.coverage.set(tenant, coverage);
-    return coverage;
-  }
-
   /** The messages of these batches, one INSERT with the mark and a NOTIFY per tenant. */
   private async append(batches: readonly CommittedBatch[]): Promise<void> {
     const tenants: string[] = [];
@@ -261,7 +230,7 @@ export class SubscriptionBroker {
     const byTenant = new Map<string, CommittedBatch[]>();
     for (const batch of batches) byTenant.set(batch.tenant, [...(byTenant.get(batch.tenant) ?? []), batch]);
     for (const [tenant, ofTenant] of byTenant) {
-      const coverage = await this.coverageOf(tenant);
+      const coverage = await this.coverage.of(tenant);
       if (coverage.empty) continue;
       const ids = [...new Set(ofTenant.flatMap((b) => b.series.map((s) => s.seriesId)))];
       const keys = new Map<number, SeriesKeyRow>((await this.options.series.fetch(tenant, ids, [])).map((k) => [Number(k.id), k]));
@@ -332,7 +301,7 @@ export class SubscriptionBroker {
     const { rows: tenants } = await db.query<{ tenant: string }>('SELECT DISTINCT tenant FROM subscriptions');
     let recovered = 0;
     for (const { tenant } of tenants) {
-      const coverage = await this.coverageOf(tenant);
+      const coverage = await this.coverage.of(tenant);
       if (coverage.empty) continue;
       const { rows: series } = await db.query<{ id: number; value_type: string }>(
         `SELECT id::float8 AS id, value_type FROM nodes WHERE tenant = $1 AND kind = 'timeseries' AND (id = ANY($2::bigint[]) OR data_set_id = ANY($3::bigint[]))`,
