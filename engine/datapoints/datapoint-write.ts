@@ -209,19 +209,34 @@ async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, gro
   });
 }
 
-/** The dirty ranges of a set of batches, one per (tenant, series, family, run of dirtyRuns). */
+/**
+ * The dirty ranges of a set of batches, one per (tenant, series, family, run of dirtyRuns), in
+ * the order first seen. Every group commit computes them over every series of every request
+ * (a gateway commit: ~40,000 series entries, ~1,000 ranges), so the ranges already found are
+ * looked up per tenant and series by number, not by a string key built per entry.
+ */
 export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
-  const ranges = new Map<string, DirtyRange>();
+  const out: DirtyRange[] = [];
+  // tenant -> series -> beginMs -> the ranges starting there (one, but for other ends or families)
+  const byTenant = new Map<string, Map<number, Map<number, DirtyRange[]>>>();
   for (const batch of batches) {
+    let bySeries = byTenant.get(batch.tenant);
+    if (!bySeries) byTenant.set(batch.tenant, (bySeries = new Map()));
     for (const points of batch.series) {
       const family = familyOf(points.valueType);
+      let byBegin = bySeries.get(points.seriesId);
+      if (!byBegin) bySeries.set(points.seriesId, (byBegin = new Map()));
       for (const [beginMs, endMs] of dirtyRuns(points.timestampMs)) {
-        const key = `${batch.tenant}\u0000${points.seriesId}\u0000${family}\u0000${beginMs}\u0000${endMs}`;
-        if (!ranges.has(key)) ranges.set(key, { tenant: batch.tenant, seriesId: points.seriesId, family, beginMs, endMs });
+        let known = byBegin.get(beginMs);
+        if (!known) byBegin.set(beginMs, (known = []));
+        else if (known.some((r) => r.endMs === endMs && r.family === family)) continue;
+        const range: DirtyRange = { tenant: batch.tenant, seriesId: points.seriesId, family, beginMs, endMs };
+        known.push(range);
+        out.push(range);
       }
     }
   }
-  return [...ranges.values()];
+  return out;
 }
 
 /**

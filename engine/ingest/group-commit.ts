@@ -13,10 +13,10 @@
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
-import type { CommitListener, IngestBatch, IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import type { CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';
-import { ColumnArena } from '../memory/column-arena.ts';
+import { ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 
@@ -86,33 +86,6 @@ interface PendingAppend {
   /** With a WAL: its sequence there, and what gives the batch's memory back once inserted. */
   sequence?: number;
   release?: () => void;
-}
-
-/** A copy of a batch in one slab: the request's own memory is given back at its answer. */
-function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): { batch: IngestBatch; release: () => void } {
-  const widths = (s: SeriesPoints) => [8, s.float ? 8 : 0, s.bigint ? 8 : 0, s.scaled ? 8 : 0, s.isText ? 1 : 0].map((w) => w * s.timestampMs.length);
-  const slab = slabs?.acquire(ColumnArena.bytesFor(batch.series.flatMap(widths)));
-  const arena = new ColumnArena(slab?.buffer, { zero: false }); // every column is copied over whole
-  const copy = <T extends Float64Array | BigInt64Array | Uint8Array>(make: (n: number) => T, from: T | undefined): T | undefined => {
-    if (!from) return undefined;
-    const to = make(from.length);
-    to.set(from as never);
-    return to;
-  };
-  const series = batch.series.map((s): SeriesPoints => {
-    const owned: SeriesPoints = { seriesId: s.seriesId, valueType: s.valueType, timestampMs: copy((n) => arena.float64(n), s.timestampMs) as Float64Array };
-    const float = copy((n) => arena.float64(n), s.float);
-    const bigint = copy((n) => arena.bigint64(n), s.bigint);
-    const scaled = copy((n) => arena.bigint64(n), s.scaled);
-    const isText = copy((n) => arena.uint8(n), s.isText);
-    if (float) owned.float = float;
-    if (bigint) owned.bigint = bigint;
-    if (scaled) owned.scaled = scaled;
-    if (isText) owned.isText = isText;
-    if (s.text) owned.text = s.text; // strings are immutable
-    return owned;
-  });
-  return { batch: { tenant: batch.tenant, writeVersion: batch.writeVersion, series }, release: () => slab?.release() };
 }
 
 function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
@@ -198,7 +171,7 @@ export class GroupCommitLog implements IngestLog {
     let sequence: number;
     try {
       // The log's own copy: the request's memory goes back with its answer.
-      sequence = await wal.append(encodeWalRecord(owned.batch));
+      sequence = await wal.append(encodeWalRecord(owned.batch, owned.columnBytes));
     } catch (cause) {
       this.queuedPoints -= pointCount;
       owned.release();

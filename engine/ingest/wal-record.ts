@@ -13,7 +13,8 @@ import { VALUE_TYPES, type IngestBatch, type SeriesPoints, type ValueType } from
 assert.equal(endianness(), 'LE', 'wal-record writes typed arrays as little-endian bytes');
 
 type Column = 'float' | 'bigint' | 'scaled' | 'isText';
-const COLUMNS: readonly Column[] = ['float', 'bigint', 'scaled', 'isText'];
+/** The value columns in record order, each after its series' timestamps. */
+export const RECORD_COLUMNS: readonly Column[] = ['float', 'bigint', 'scaled', 'isText'];
 
 interface SeriesHeader {
   id: number;
@@ -29,24 +30,42 @@ interface RecordHeader {
   series: SeriesHeader[];
 }
 
+/** The column lists a header names, one per combination present (built once, not per series). */
+const COLUMN_LISTS = Array.from({ length: 1 << RECORD_COLUMNS.length }, (_, mask) => RECORD_COLUMNS.filter((_, k) => (mask & (1 << k)) !== 0));
+
+function columnsOf(series: SeriesPoints): Column[] {
+  let mask = 0;
+  for (let k = 0; k < RECORD_COLUMNS.length; k++) if (series[RECORD_COLUMNS[k] as Column] !== undefined) mask |= 1 << k;
+  return COLUMN_LISTS[mask] as Column[];
+}
+
 function bytesOf(view: ArrayBufferView): Uint8Array {
   return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 }
 
-/** The record as parts to write one after another (views on the batch's columns, not copies). */
-export function encodeWalRecord(batch: IngestBatch): Uint8Array[] {
+/**
+ * The record as parts to write one after another (views on the batch's columns, not copies).
+ * `columnBytes`, when the caller holds every column back to back in record order
+ * (owned-batch.ts), is written as one part instead of one per column.
+ */
+export function encodeWalRecord(batch: IngestBatch, columnBytes?: Uint8Array): Uint8Array[] {
   const header: RecordHeader = { tenant: batch.tenant, version: batch.writeVersion.toString(), series: [] };
   const columnParts: Uint8Array[] = [];
+  let columnByteCount = 0;
   for (const series of batch.series) {
-    const columns = COLUMNS.filter((column) => series[column] !== undefined);
+    const columns = columnsOf(series);
     header.series.push({ id: series.seriesId, type: series.valueType, n: series.timestampMs.length, columns, ...(series.text ? { text: series.text } : {}) });
+    columnByteCount += series.timestampMs.byteLength;
+    for (const column of columns) columnByteCount += (series[column] as ArrayBufferView).byteLength;
+    if (columnBytes) continue;
     columnParts.push(bytesOf(series.timestampMs));
     for (const column of columns) columnParts.push(bytesOf(series[column] as ArrayBufferView));
   }
+  assert.ok(!columnBytes || columnBytes.byteLength === columnByteCount, `wal record: ${columnBytes?.byteLength} column bytes given for columns of ${columnByteCount}`);
   const json = Buffer.from(JSON.stringify(header));
   const length = Buffer.allocUnsafe(4);
   length.writeUInt32LE(json.length, 0);
-  return [length, json, ...columnParts];
+  return columnBytes ? [length, json, columnBytes] : [length, json, ...columnParts];
 }
 
 /** The batch of a record (its columns copied out, aligned). Throws on a record that does not parse. */

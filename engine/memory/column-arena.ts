@@ -37,7 +37,12 @@ export class ColumnArena {
 
   /** Bytes an arena needs for these column byte sizes (alignment included). */
   static bytesFor(columnBytes: readonly number[]): number {
-    return columnBytes.reduce((sum, bytes) => sum + Math.ceil(bytes / ALIGN) * ALIGN, 0);
+    return columnBytes.reduce((sum, bytes) => sum + ColumnArena.bytesForColumn(bytes), 0);
+  }
+
+  /** Bytes one column of this size takes in an arena (alignment included). */
+  static bytesForColumn(bytes: number): number {
+    return Math.ceil(bytes / ALIGN) * ALIGN;
   }
 
   /** The next `length` entries of `width` bytes, or a column of its own when the buffer has no room. */
