@@ -9,7 +9,8 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import { OverloadedError } from '../engine/errors.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
-import { bufferTransferList, type DatapointScanResult, type DatapointTask, scannedBodyViews, type SeriesHints } from './datapoint-task.ts';
+import { bufferTransferList, type DatapointScanResult, type DatapointScanWire, type DatapointTask, scannedBodyViews, type SeriesHints } from './datapoint-task.ts';
+import { encodedFromWire, hintsToBuffer, scannedFromWire, scannedToWire, wireTransferList, type EncodedWire } from './datapoint-wire.ts';
 
 export interface DatapointPoolOptions {
   /** Worker threads, at least 1. */
@@ -47,7 +48,7 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   const { maxThreads, maxQueue } = options;
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new RangeError(`maxThreads must be an integer >= 1, got ${maxThreads}`);
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError(`maxQueue must be an integer >= 0, got ${maxQueue}`);
-  const piscina = new Piscina<DatapointTask, DatapointScanResult | EncodedBody>({
+  const piscina = new Piscina<DatapointTask, DatapointScanWire | EncodedWire>({
     filename: TASK_FILE,
     name: 'default',
     execArgv: ['--import', TSX_LOADER],
@@ -62,6 +63,15 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   });
   const pendingMax = maxThreads + maxQueue;
   let pending = 0;
+  // Each hints snapshot (target-hints.ts keeps one per tenant until its hints change) goes
+  // into shared memory once, under a generation the workers decode it by once.
+  const hintsBuffers = new WeakMap<SeriesHints, SharedArrayBuffer>();
+  let hintsGeneration = 0;
+  const hintsBufferOf = (hints: SeriesHints): SharedArrayBuffer => {
+    let buffer = hintsBuffers.get(hints);
+    if (!buffer) hintsBuffers.set(hints, (buffer = hintsToBuffer(++hintsGeneration, hints)));
+    return buffer;
+  };
 
   async function run<R>(what: string, task: DatapointTask, transferList: ArrayBuffer[]): Promise<R> {
     if (pending >= pendingMax) {
@@ -80,12 +90,27 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   }
 
   return {
-    scan(body, scratch, speculation) {
-      return run<DatapointScanResult>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}), ...(speculation ?? {}) }, bufferTransferList([body]));
+    async scan(body, scratch, speculation) {
+      const hints = speculation ? { hints: hintsBufferOf(speculation.hints), output: speculation.output } : {};
+      const wire = await run<DatapointScanWire>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}), ...hints }, bufferTransferList([body]));
+      const result: DatapointScanResult = { body: wire.body, scanned: scannedFromWire(wire.scanned, scratch) };
+      if (wire.speculative && speculation) {
+        const { picks, encoded } = wire.speculative;
+        result.speculative = {
+          valueTypes: Array.from(picks, (pick) => speculation.hints.valueTypes[pick] as ValueType),
+          seriesIds: Array.from(picks, (pick) => speculation.hints.seriesIds[pick] as number),
+          encoded: encodedFromWire(encoded, speculation.output),
+        };
+      }
+      return result;
     },
-    encode(body, scanned, valueTypes, seriesIds, output) {
-      const transferList = bufferTransferList([...scannedBodyViews(scanned), body]);
-      return run<EncodedBody>('encode datapoints', { phase: 'encode', body, scanned, valueTypes, seriesIds, ...(output ? { output } : {}) }, transferList);
+    async encode(body, scanned, valueTypes, seriesIds, output) {
+      // Columns in shared scratch go as their places; others (no scratch lent) by transfer.
+      const scratch = scanned.timestampMs.buffer instanceof SharedArrayBuffer ? scanned.timestampMs.buffer : undefined;
+      const scannedWire = scannedToWire(scanned, scratch);
+      const transferList = [...bufferTransferList([...(scannedWire.kind === 'plain' ? scannedBodyViews(scanned) : []), body]), ...wireTransferList(scannedWire)];
+      const task = { phase: 'encode' as const, body, scanned: scannedWire, ...(scratch ? { scratch } : {}), valueTypes, seriesIds, ...(output ? { output } : {}) };
+      return encodedFromWire(await run<EncodedWire>('encode datapoints', task, transferList), output);
     },
     get pending() {
       return pending;

@@ -7,6 +7,7 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
+import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireTransferList, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
 
 /** What the handler guesses about the series (engine/ingest/target-hints.ts), by hintKey. */
 export interface SeriesHints {
@@ -32,15 +33,17 @@ export interface DatapointScanTask {
   body: Uint8Array;
   /** Shared memory for the scanned columns (scanScratchBytes), or none. */
   scratch?: SharedArrayBuffer;
-  /** With hints for every item: encode at once, into `output` (speculativeOutputBytes). */
-  hints?: SeriesHints;
+  /** With hints (datapoint-wire.ts hintsToBuffer) for every item: encode at once, into `output` (speculativeOutputBytes). */
+  hints?: SharedArrayBuffer;
   output?: SharedArrayBuffer;
 }
 
 export interface DatapointEncodeTask {
   phase: 'encode';
   body: Uint8Array;
-  scanned: ScannedBody;
+  scanned: ScannedWire;
+  /** Where a scanned body in the slab form lies. */
+  scratch?: SharedArrayBuffer;
   valueTypes: (ValueType | null)[];
   seriesIds: (number | null)[];
   /** Shared memory for the encoded columns (encodeOutputBytes), or none. */
@@ -55,6 +58,14 @@ export interface DatapointScanResult {
   scanned: ScannedBody;
   /** Encoded with the hinted valueTypes and seriesIds, when every item had a hint. */
   speculative?: { valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBody };
+}
+
+/** A scan result as it crosses back (datapoint-wire.ts); the pool rebuilds a DatapointScanResult. */
+export interface DatapointScanWire {
+  body: Uint8Array;
+  scanned: ScannedWire;
+  /** The hint each item was encoded with (an index into the hints), and the encoding. */
+  speculative?: { picks: Int32Array; encoded: EncodedWire };
 }
 
 /** The distinct buffers under some typed arrays, for a transfer list; shared memory is shared, never listed. */
@@ -77,26 +88,54 @@ function movable<T>(value: T, transfer: ArrayBuffer[]): T {
   return move({ [transferableSymbol]: transfer, [valueSymbol]: value } as never) as unknown as T;
 }
 
-function encodeWithHints(body: Uint8Array, scanned: ScannedBody, hints: SeriesHints, output: SharedArrayBuffer | undefined): DatapointScanResult['speculative'] {
-  const index = new Map(hints.keys.map((key, i) => [key, i]));
-  const picks = scanned.items.map((item) => index.get(hintKey(item)));
-  if (picks.length === 0 || picks.some((pick) => pick === undefined)) return undefined;
-  const valueTypes = picks.map((pick) => hints.valueTypes[pick as number] as ValueType);
-  const seriesIds = picks.map((pick) => hints.seriesIds[pick as number] as number);
-  return { valueTypes, seriesIds, encoded: encodeScannedBody(body, scanned, valueTypes, seriesIds, output) };
+/** Hints decoded by this worker, by generation (a tenant's hints change rarely; bodies arrive by the thousand). */
+const decodedHints = new Map<number, DecodedHints>();
+const DECODED_HINTS_MAX = 256;
+
+function hintsOf(buffer: SharedArrayBuffer): DecodedHints {
+  const generation = hintsGeneration(buffer);
+  let hints = decodedHints.get(generation);
+  if (!hints) {
+    if (decodedHints.size >= DECODED_HINTS_MAX) decodedHints.delete(decodedHints.keys().next().value as number);
+    decodedHints.set(generation, (hints = hintsFromBuffer(buffer)));
+  }
+  return hints;
 }
 
-export default function datapointTask(task: DatapointTask): DatapointScanResult | EncodedBody {
+function encodeWithHints(body: Uint8Array, scanned: ScannedBody, buffer: SharedArrayBuffer, output: SharedArrayBuffer | undefined): { picks: Int32Array; encoded: EncodedBody } | undefined {
+  const hints = hintsOf(buffer);
+  const picks = new Int32Array(scanned.items.length);
+  for (let i = 0; i < picks.length; i++) {
+    const pick = hints.index.get(hintKey(scanned.items[i] as ScannedBody['items'][number]));
+    if (pick === undefined) return undefined;
+    picks[i] = pick;
+  }
+  if (picks.length === 0) return undefined;
+  const valueTypes = Array.from(picks, (pick) => hints.valueTypes[pick] as ValueType);
+  const seriesIds = Array.from(picks, (pick) => hints.seriesIds[pick] as number);
+  return { picks, encoded: encodeScannedBody(body, scanned, valueTypes, seriesIds, output) };
+}
+
+/** The columns of a wire message that are not in lent shared memory (handed back by transfer). */
+function plainViews(wire: ScannedWire | EncodedWire | undefined): (ArrayBufferView | undefined)[] {
+  if (wire?.kind !== 'plain') return [];
+  return 'scanned' in wire ? scannedBodyViews(wire.scanned) : encodedBodyViews(wire.encoded);
+}
+
+export default function datapointTask(task: DatapointTask): DatapointScanWire | EncodedWire {
   switch (task.phase) {
     case 'scan': {
       const scanned = scanDatapointBody(task.body, task.scratch);
       const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
-      const views = [...scannedBodyViews(scanned), task.body, ...(speculative ? encodedBodyViews(speculative.encoded) : [])];
-      return movable({ body: task.body, scanned, ...(speculative ? { speculative } : {}) }, bufferTransferList(views));
+      const scannedWire = scannedToWire(scanned, task.scratch);
+      const encodedWire = speculative ? encodedToWire(speculative.encoded, task.output) : undefined;
+      const transfer = [...bufferTransferList([task.body, ...plainViews(scannedWire), ...plainViews(encodedWire), speculative?.picks]), ...wireTransferList(scannedWire, encodedWire)];
+      return movable({ body: task.body, scanned: scannedWire, ...(speculative && encodedWire ? { speculative: { picks: speculative.picks, encoded: encodedWire } } : {}) }, transfer);
     }
     case 'encode': {
-      const encoded = encodeScannedBody(task.body, task.scanned, task.valueTypes, task.seriesIds, task.output);
-      return movable(encoded, bufferTransferList(encodedBodyViews(encoded)));
+      const encoded = encodeScannedBody(task.body, scannedFromWire(task.scanned, task.scratch), task.valueTypes, task.seriesIds, task.output);
+      const wire = encodedToWire(encoded, task.output);
+      return movable(wire, [...bufferTransferList(plainViews(wire)), ...wireTransferList(wire)]);
     }
   }
 }

@@ -13,12 +13,20 @@ export const TARGET_HINT_TENANTS_MAX = 1024;
 
 export class TargetHints {
   private readonly byTenant = new Map<string, Map<string, { seriesId: number; valueType: ValueType }>>();
+  /**
+   * The snapshot hintsFor last gave, per tenant, until learn() changes the tenant's hints: the
+   * same object while nothing changes, so the parser can keep its own form of it (the workers'
+   * shared copy, datapoint-pool.ts) instead of redoing it for every body.
+   */
+  private readonly snapshots = new Map<string, SeriesHints>();
 
   /** `hintKey` is the workers' (DatapointBodyLayout.hintKey): hints are looked up by it there. */
   constructor(private readonly hintKey: (item: ScannedItemView) => string) {}
 
   /** The tenant's hints as the worker takes them, or undefined when there are none. */
   hintsFor(tenant: string): SeriesHints | undefined {
+    const kept = this.snapshots.get(tenant);
+    if (kept) return kept;
     const known = this.byTenant.get(tenant);
     if (!known || known.size === 0) return undefined;
     const hints: SeriesHints = { keys: [], seriesIds: [], valueTypes: [] };
@@ -27,6 +35,7 @@ export class TargetHints {
       hints.seriesIds.push(target.seriesId);
       hints.valueTypes.push(target.valueType);
     }
+    this.snapshots.set(tenant, Object.freeze(hints));
     return hints;
   }
 
@@ -34,18 +43,27 @@ export class TargetHints {
   learn(tenant: string, items: readonly ScannedItemView[], targets: readonly (SeriesTarget | null)[]): void {
     let known = this.byTenant.get(tenant);
     if (!known) {
-      if (this.byTenant.size >= TARGET_HINT_TENANTS_MAX) this.byTenant.delete(this.byTenant.keys().next().value as string);
+      if (this.byTenant.size >= TARGET_HINT_TENANTS_MAX) {
+        const oldest = this.byTenant.keys().next().value as string;
+        this.byTenant.delete(oldest);
+        this.snapshots.delete(oldest);
+      }
       this.byTenant.set(tenant, (known = new Map()));
     }
+    let changed = false;
     items.forEach((item, i) => {
       const target = targets[i];
       const key = this.hintKey(item);
       if (!target) {
-        known.delete(key);
+        changed = known.delete(key) || changed;
         return;
       }
-      if (known.size >= TARGET_HINTS_PER_TENANT_MAX && !known.has(key)) known.clear();
+      const held = known.get(key);
+      if (held?.seriesId === target.seriesId && held.valueType === target.valueType) return;
+      if (known.size >= TARGET_HINTS_PER_TENANT_MAX && !held) known.clear();
       known.set(key, { seriesId: target.seriesId, valueType: target.valueType });
+      changed = true;
     });
+    if (changed) this.snapshots.delete(tenant);
   }
 }

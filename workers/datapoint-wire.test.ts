@@ -1,0 +1,76 @@
+// Goal: a scanned or encoded body rebuilt from its wire form is the body that went in, for
+// every value type, items by id or by any externalId (astral characters included), missing
+// series and errors; columns outside the lent slab take the plain form; a tenant's hints
+// decode from their shared buffer to the same keys, series and valueTypes. Method: real
+// scans and encodings into shared slabs, the wire form put through the structured clone (as
+// postMessage does), rebuilt over the same slabs and compared.
+import t from 'tap';
+import type { ValueType } from '../engine/datapoints/types.ts';
+import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
+import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
+import { encodedFromWire, encodedToWire, hintsFromBuffer, hintsGeneration, hintsToBuffer, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
+import { plainEncoded } from './testing/plain-encoded.ts';
+
+const TEXT = `{"items":[
+  {"id":1,"datapoints":[{"timestamp":1,"value":-0},{"timestamp":3,"value":"1.5"},{"timestamp":4,"value":"2.5"}]},
+  {"externalId":"counter 🌡 ü","datapoints":[{"timestamp":1700000000000,"value":"9223372036854775807"},{"timestamp":1700000000001,"value":"-9223372036854775808"}]},
+  {"externalId":"gone","datapoints":[{"timestamp":1,"value":"x"}]},
+  {"id":9007199254740991,"datapoints":[{"timestamp":5,"value":"état"},{"timestamp":6,"value":7}]},
+  {"externalId":"notes","datapoints":[{"timestamp":5,"value":"line\\nbreak"}]},
+  {"externalId":"flow","datapoints":[{"timestamp":8,"value":"12.345678"}]},
+  {"externalId":"bad","datapoints":[{"timestamp":9,"value":"not a number"}]}
+]}`;
+const body = new TextEncoder().encode(TEXT);
+const valueTypes: (ValueType | null)[] = ['FLOAT', 'BIGINT', null, 'MIXED', 'TEXT', 'NUMERIC', 'FLOAT'];
+const seriesIds = [11, 12, null, 14, 15, 16, 17];
+
+t.test('a scanned body in the scratch slab comes back whole from its wire form', async (t) => {
+  const scratch = new SharedArrayBuffer(scanScratchBytes(body.byteLength));
+  const scanned = scanDatapointBody(body, scratch);
+  const wire = scannedToWire(scanned, scratch);
+  t.equal(wire.kind, 'slab');
+  const back = scannedFromWire(structuredClone(wire), scratch);
+  t.same(back, scanned);
+  t.equal(back.items[1]?.externalId, 'counter 🌡 ü');
+  t.equal(back.items[3]?.id, 9007199254740991);
+  t.equal(back.timestampMs.buffer, scratch, 'columns are views on the slab, not copies');
+});
+
+t.test('columns outside the slab take the plain form', async (t) => {
+  const scanned = scanDatapointBody(body);
+  t.equal(scannedToWire(scanned, undefined).kind, 'plain');
+  t.equal(scannedToWire(scanned, new SharedArrayBuffer(8)).kind, 'plain', 'another slab than the columns\'');
+  const encoded = encodeScannedBody(body, scanned, valueTypes, seriesIds);
+  t.equal(encodedToWire(encoded, undefined).kind, 'plain');
+  const output = new SharedArrayBuffer(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+  const twice = new TextEncoder().encode('{"items":[{"id":1,"datapoints":[{"timestamp":3,"value":1},{"timestamp":3,"value":2}]}]}');
+  const deduplicated = encodeScannedBody(twice, scanDatapointBody(twice), ['FLOAT'], [1], output);
+  t.equal(encodedToWire(deduplicated, output).kind, 'plain', 'a series whose duplicate timestamps were merged into columns of its own');
+  const small = new SharedArrayBuffer(64);
+  t.equal(encodedToWire(encodeScannedBody(body, scanned, valueTypes, seriesIds, small), small).kind, 'plain', 'a slab too small for some columns');
+});
+
+t.test('an encoded body in the output slab comes back whole: every value type, missing series, errors', async (t) => {
+  const scratch = new SharedArrayBuffer(scanScratchBytes(body.byteLength));
+  const scanned = scanDatapointBody(body, scratch);
+  const output = new SharedArrayBuffer(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+  const encoded = encodeScannedBody(body, scanned, valueTypes, seriesIds, output);
+  t.ok(encoded.errors.length > 0, 'the body has a value error to carry');
+  t.ok(encoded.series.some((s) => s?.text) && encoded.series.some((s) => s?.scaled) && encoded.series.some((s) => s?.bigint) && encoded.series.some((s) => s?.isText), 'every kind of column');
+  const wire = encodedToWire(encoded, output);
+  t.equal(wire.kind, 'slab');
+  const back = encodedFromWire(structuredClone(wire), output);
+  t.same(plainEncoded(back), plainEncoded(encoded));
+  t.ok(back.series.every((s, i) => (s === null) === (encoded.series[i] === null)), 'missing series stay missing');
+});
+
+t.test('hints decode from their shared buffer', async (t) => {
+  const hints = { keys: ['i:1', 'x:counter 🌡 ü', 'x:', `x:${'long'.repeat(100)}`], seriesIds: [1, 2 ** 53 - 1, 3, 4], valueTypes: ['FLOAT', 'BIGINT', 'MIXED', 'TEXT'] as ValueType[] };
+  const buffer = hintsToBuffer(42, hints);
+  t.equal(hintsGeneration(buffer), 42);
+  const decoded = hintsFromBuffer(buffer);
+  t.same([...decoded.index], hints.keys.map((key, i) => [key, i]));
+  t.same(Array.from(decoded.seriesIds), hints.seriesIds);
+  t.same(decoded.valueTypes, hints.valueTypes);
+  t.same([...hintsFromBuffer(hintsToBuffer(1, { keys: [], seriesIds: [], valueTypes: [] })).index], [], 'no hints');
+});

@@ -1,0 +1,205 @@
+// What crosses between the event loop and a parse worker for one POST /timeseries/data body,
+// in a form that is cheap to post. A message is copied by the structured clone on one side and
+// rebuilt on the other, and each object and typed array in it costs about half a microsecond
+// each way: a gateway request of 100 series came back as ~100 item objects and ~100 series
+// with ~200 typed arrays, ~170 us of cloning per request, and its series hints went out as
+// three arrays of 100, ~24 us more (bench/probe.ts gateway, 2026-11-25). The columns already
+// lie in shared memory both sides hold (the scratch and output slabs the event loop lends), so
+// what crosses is where they lie: a few small number arrays, one string of externalIds, and
+// the hints as a shared buffer written once per change of a tenant's hints, decoded once per
+// worker. A column outside the lent memory (a slab too small) goes the plain way, by transfer.
+import type { ValueType } from '../engine/datapoints/types.ts';
+import { VALUE_TYPES, type SeriesPoints } from '../engine/datapoints/types.ts';
+import type { ScannedBody, ScannedItem } from './datapoint-body.ts';
+import type { EncodedBody } from './datapoint-encode.ts';
+
+/** A scanned body: its columns as places in the scratch slab, its items as numbers. */
+export type ScannedWire =
+  | {
+    kind: 'slab';
+    /** Per item: pointStart, pointCount, id (NaN when absent), externalId length (-1 when absent). */
+    items: Float64Array;
+    /** The items' externalIds, one after another. */
+    externalIds: string;
+    pointCount: number;
+    /** byteOffset and length of timestampMs, valueKind, numberValue, valueOffset, valueBytes in the scratch slab. */
+    columns: Float64Array;
+    errors: ScannedBody['errors'];
+    scanner: ScannedBody['scanner'];
+  }
+  | { kind: 'plain'; scanned: ScannedBody };
+
+/** An encoded body: each series' columns as places in the output slab. */
+export type EncodedWire =
+  | {
+    kind: 'slab';
+    /** Per item ENCODED_ROW numbers: present (0/1), seriesId, valueType index, n, then byteOffset of timestampMs, float, bigint, scaled, isText (-1 absent). */
+    rows: Float64Array;
+    /** [item, text] of the series that have text. */
+    texts: [number, string[]][];
+    errors: EncodedBody['errors'];
+  }
+  | { kind: 'plain'; encoded: EncodedBody };
+
+const ENCODED_ROW = 9;
+const VALUE_COLUMNS = ['float', 'bigint', 'scaled', 'isText'] as const;
+
+function inSlab(view: ArrayBufferView | undefined, slab: SharedArrayBuffer | undefined): boolean {
+  return view === undefined || (slab !== undefined && view.buffer === slab);
+}
+
+export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer | undefined): ScannedWire {
+  const columns = [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
+  if (!columns.every((column) => inSlab(column, scratch))) return { kind: 'plain', scanned };
+  const items = new Float64Array(scanned.items.length * 4);
+  let externalIds = '';
+  scanned.items.forEach((item, i) => {
+    items[i * 4] = item.pointStart;
+    items[i * 4 + 1] = item.pointCount;
+    items[i * 4 + 2] = item.id ?? Number.NaN;
+    items[i * 4 + 3] = item.externalId === undefined ? -1 : item.externalId.length;
+    if (item.externalId !== undefined) externalIds += item.externalId;
+  });
+  const places = new Float64Array(columns.flatMap((column) => [column.byteOffset, column.length]));
+  return { kind: 'slab', items, externalIds, pointCount: scanned.pointCount, columns: places, errors: scanned.errors, scanner: scanned.scanner };
+}
+
+export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | undefined): ScannedBody {
+  if (wire.kind === 'plain') return wire.scanned;
+  if (!scratch) throw new Error('a scanned body in the scratch slab came back without the slab');
+  const items: ScannedItem[] = new Array(wire.items.length / 4);
+  let at = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item: ScannedItem = { pointStart: wire.items[i * 4] as number, pointCount: wire.items[i * 4 + 1] as number };
+    const id = wire.items[i * 4 + 2] as number;
+    const length = wire.items[i * 4 + 3] as number;
+    if (!Number.isNaN(id)) item.id = id;
+    if (length >= 0) (item.externalId = wire.externalIds.slice(at, at + length), at += length);
+    items[i] = item;
+  }
+  const place = (k: number) => [wire.columns[k * 2] as number, wire.columns[k * 2 + 1] as number] as const;
+  return {
+    items, pointCount: wire.pointCount,
+    timestampMs: new Float64Array(scratch, ...place(0)),
+    valueKind: new Uint8Array(scratch, ...place(1)),
+    numberValue: new Float64Array(scratch, ...place(2)),
+    valueOffset: new Uint32Array(scratch, ...place(3)),
+    valueBytes: new Uint32Array(scratch, ...place(4)),
+    errors: wire.errors, scanner: wire.scanner,
+  };
+}
+
+export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | undefined): EncodedWire {
+  const inOutput = output !== undefined && encoded.series.every((s) => s === null || (inSlab(s.timestampMs, output) && VALUE_COLUMNS.every((c) => inSlab(s[c], output))));
+  if (!inOutput) return { kind: 'plain', encoded };
+  const rows = new Float64Array(encoded.series.length * ENCODED_ROW).fill(-1);
+  const texts: [number, string[]][] = [];
+  encoded.series.forEach((s, i) => {
+    const row = i * ENCODED_ROW;
+    if (s === null) {
+      rows[row] = 0;
+      return;
+    }
+    rows[row] = 1;
+    rows[row + 1] = s.seriesId;
+    rows[row + 2] = VALUE_TYPES.indexOf(s.valueType);
+    rows[row + 3] = s.timestampMs.length;
+    rows[row + 4] = s.timestampMs.byteOffset;
+    VALUE_COLUMNS.forEach((c, k) => {
+      const column = s[c];
+      if (column) rows[row + 5 + k] = column.byteOffset;
+    });
+    if (s.text) texts.push([i, s.text]);
+  });
+  return { kind: 'slab', rows, texts, errors: encoded.errors };
+}
+
+export function encodedFromWire(wire: EncodedWire, output: SharedArrayBuffer | undefined): EncodedBody {
+  if (wire.kind === 'plain') return wire.encoded;
+  if (!output) throw new Error('an encoded body in the output slab came back without the slab');
+  const series: (SeriesPoints | null)[] = new Array(wire.rows.length / ENCODED_ROW);
+  const texts = new Map(wire.texts);
+  for (let i = 0; i < series.length; i++) {
+    const row = i * ENCODED_ROW;
+    if (wire.rows[row] === 0) {
+      series[i] = null;
+      continue;
+    }
+    // No closure here: one made per series (with tsx's keepNames, a __name call each) cost
+    // more than the rest of the loop.
+    const rows = wire.rows;
+    const n = rows[row + 3] as number;
+    const s: SeriesPoints = {
+      seriesId: rows[row + 1] as number, valueType: VALUE_TYPES[rows[row + 2] as number] as ValueType,
+      timestampMs: new Float64Array(output, rows[row + 4] as number, n),
+    };
+    if ((rows[row + 5] as number) >= 0) s.float = new Float64Array(output, rows[row + 5] as number, n);
+    if ((rows[row + 6] as number) >= 0) s.bigint = new BigInt64Array(output, rows[row + 6] as number, n);
+    if ((rows[row + 7] as number) >= 0) s.scaled = new BigInt64Array(output, rows[row + 7] as number, n);
+    if ((rows[row + 8] as number) >= 0) s.isText = new Uint8Array(output, rows[row + 8] as number, n);
+    const text = texts.get(i);
+    if (text) s.text = text;
+    series[i] = s;
+  }
+  return { series, errors: wire.errors };
+}
+
+/** The buffers a wire message can hand over by transfer (its number arrays). */
+export function wireTransferList(...wires: (ScannedWire | EncodedWire | undefined)[]): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const wire of wires) {
+    if (wire?.kind !== 'slab') continue;
+    if ('items' in wire) out.push(wire.items.buffer as ArrayBuffer, wire.columns.buffer as ArrayBuffer);
+    else out.push(wire.rows.buffer as ArrayBuffer);
+  }
+  return out;
+}
+
+/**
+ * A tenant's series hints in shared memory: generation, count and key bytes (f64 x 3), the key
+ * ends (u32 per key), seriesIds (f64 per key), valueType indexes (u8 per key), the keys as UTF-8.
+ */
+export function hintsToBuffer(generation: number, hints: { keys: readonly string[]; seriesIds: readonly number[]; valueTypes: readonly ValueType[] }): SharedArrayBuffer {
+  const count = hints.keys.length;
+  const keyBytes = Buffer.from(hints.keys.join(''), 'utf8');
+  const endsAt = 24;
+  const idsAt = endsAt + Math.ceil((count * 4) / 8) * 8;
+  const typesAt = idsAt + count * 8;
+  const keysAt = typesAt + count;
+  const buffer = new SharedArrayBuffer(keysAt + keyBytes.length);
+  new Float64Array(buffer, 0, 3).set([generation, count, keyBytes.length]);
+  const ends = new Uint32Array(buffer, endsAt, count);
+  let end = 0;
+  hints.keys.forEach((key, i) => (ends[i] = end += Buffer.byteLength(key, 'utf8')));
+  new Float64Array(buffer, idsAt, count).set(hints.seriesIds);
+  new Uint8Array(buffer, typesAt, count).set(hints.valueTypes.map((v) => VALUE_TYPES.indexOf(v)));
+  new Uint8Array(buffer, keysAt).set(keyBytes);
+  return buffer;
+}
+
+export interface DecodedHints {
+  index: Map<string, number>;
+  seriesIds: Float64Array;
+  valueTypes: ValueType[];
+}
+
+export function hintsFromBuffer(buffer: SharedArrayBuffer): DecodedHints {
+  const [, count = 0, keyByteCount = 0] = new Float64Array(buffer, 0, 3);
+  const endsAt = 24;
+  const idsAt = endsAt + Math.ceil((count * 4) / 8) * 8;
+  const typesAt = idsAt + count * 8;
+  const keysAt = typesAt + count;
+  const ends = new Uint32Array(buffer, endsAt, count);
+  const keyBytes = Buffer.from(buffer, keysAt, keyByteCount);
+  const index = new Map<string, number>();
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    index.set(keyBytes.toString('utf8', start, ends[i]), i);
+    start = ends[i] as number;
+  }
+  return { index, seriesIds: new Float64Array(buffer, idsAt, count).slice(), valueTypes: Array.from(new Uint8Array(buffer, typesAt, count), (k) => VALUE_TYPES[k] as ValueType) };
+}
+
+export function hintsGeneration(buffer: SharedArrayBuffer): number {
+  return new Float64Array(buffer, 0, 1)[0] as number;
+}
