@@ -74,8 +74,18 @@ export type CommitListener = (batch: CommittedBatch) => void | Promise<void>;
  * with KAFKA_BROKERS a Kafka producer. append() resolves only once the batch is durable
  * (CONTRACT: a 2xx means stored, or acked by Kafka with acks=all).
  */
+/** Memory a batch's columns lie in, handed to the log with it (a slab of slab-pool.ts). */
+export interface BatchMemory {
+  release(): void;
+}
+
 export interface IngestLog {
-  append(batch: Omit<IngestBatch, 'writeVersion'>): Promise<void>;
+  /**
+   * Without `memory` the batch's columns are the caller's again once append settles, and the
+   * log copies what it keeps. With it they are the log's: it releases `memory` once it no
+   * longer reads them (on every path, refusals included), and the caller must not.
+   */
+  append(batch: Omit<IngestBatch, 'writeVersion'>, memory?: BatchMemory): Promise<void>;
   /**
    * Optional: announces an append on its way (a request being parsed) so a batching log can
    * let it join the next insert; call the returned function once appended or abandoned.

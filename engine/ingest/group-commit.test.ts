@@ -16,6 +16,7 @@ import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
 import { IngestWal } from './ingest-wal.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
+import { decodeWalRecord } from './wal-record.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 
@@ -331,4 +332,62 @@ t.test('with a write-ahead log: a batch acknowledged but not yet inserted when t
   await log.close();
   await wal.close();
   await reopened.wal.close();
+});
+
+/** Memory handed to append with a batch: counts its releases and says whether they came. */
+class HandedMemory {
+  releases = 0;
+  release(): void { this.releases++; }
+}
+
+t.test('with a write-ahead log: memory handed over with a batch is kept, not copied, and released once inserted', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const walDir = mkdtempSync(path.join(dir, 'wal-'));
+  const { wal } = await IngestWal.open({ dir: walDir, logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool() });
+  const memory = new HandedMemory();
+  const points = series(73, 3, 4);
+  await log.append({ tenant, series: [points] }, memory);
+  await sink.entered(1);
+  t.equal(sink.calls[0]?.[0]?.series[0]?.float, points.float, 'the insert reads the handed columns themselves');
+  t.equal(memory.releases, 0, 'acknowledged, not yet inserted: still held');
+  const reopened = await IngestWal.open({ dir: walDir, logger: quietLog });
+  t.same(reopened.recovered.map((r) => decodeWalRecord(r).series.map((s) => [...(s.float ?? [])])), [[[4, 4, 4]]], 'the logged record holds the points');
+  await reopened.wal.close();
+  sink.release(0);
+  await log.readBarrier();
+  t.equal(memory.releases, 1, 'released once, after the insert');
+  t.same(await values(tenant, 73), [4, 4, 4]);
+  await log.close();
+  await wal.close();
+});
+
+t.test('memory handed over with a batch is released once on every other path', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const plain = newLog(new GatedSink());
+  const inserted = new HandedMemory();
+  await plain.append({ tenant, series: [series(74, 2, 1)] }, inserted);
+  t.equal(inserted.releases, 1, 'without a write-ahead log: at the insert');
+  const empty = new HandedMemory();
+  await plain.append({ tenant, series: [] }, empty);
+  t.equal(empty.releases, 1, 'an empty batch: at once');
+  const broken = new HandedMemory();
+  await t.rejects(plain.append({ tenant, series: [{ ...series(75, 2), timestampMs: Float64Array.from([T0 + 1000, T0]) }] }, broken));
+  t.equal(broken.releases, 1, 'a batch breaking an invariant: at once');
+  const sink = new GatedSink();
+  const held = newLog(sink, { queuePointsMax: 2 });
+  const entered = sink.close();
+  const first = held.append({ tenant, series: [series(76, 2)] });
+  await entered;
+  const refused = new HandedMemory();
+  await t.rejects(held.append({ tenant, series: [series(77, 2)] }, refused), { code: 'OverloadedError' });
+  t.equal(refused.releases, 1, 'refused past the queue bound: at once');
+  sink.open();
+  await first;
+  await held.close();
+  await plain.close();
+  const closed = new HandedMemory();
+  await t.rejects(plain.append({ tenant, series: [series(78, 1)] }, closed));
+  t.equal(closed.releases, 1, 'after close: at once');
 });

@@ -13,10 +13,10 @@
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
-import type { CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
+import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';
-import { ownedCopy } from './owned-batch.ts';
+import { adoptedBatch, ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 
@@ -130,29 +130,40 @@ export class GroupCommitLog implements IngestLog {
     return this.committed.add(listener);
   }
 
-  append(input: Omit<IngestBatch, 'writeVersion'>): Promise<void> {
-    if (this.closed) return Promise.reject(new StoreUnavailableError('The ingest log is closed (the service is stopping); retry on another instance.'));
+  append(input: Omit<IngestBatch, 'writeVersion'>, memory?: BatchMemory): Promise<void> {
+    const accepted = this.accept(input, memory);
+    // Refused, empty or failing: the batch's memory is given back at once.
+    if (accepted instanceof Promise) return accepted;
+    memory?.release();
+    return accepted.refusal ? Promise.reject(accepted.refusal) : Promise.resolve();
+  }
+
+  private accept(input: Omit<IngestBatch, 'writeVersion'>, memory: BatchMemory | undefined): Promise<void> | { refusal?: Error } {
+    if (this.closed) return { refusal: new StoreUnavailableError('The ingest log is closed (the service is stopping); retry on another instance.') };
     const pointCount = pointCountOf(input);
-    if (pointCount === 0) return Promise.resolve();
+    if (pointCount === 0) return {};
     const queuePointsMax = this.options.queuePointsMax ?? 8_000_000;
     if (this.queuedPoints > 0 && this.queuedPoints + pointCount > queuePointsMax) {
       this.counters.appendsRefused++;
-      return Promise.reject(new OverloadedError(
-        `The ingest queue holds ${this.queuedPoints} points (limit ${queuePointsMax}); retry after ${this.options.retryAfterSeconds ?? 1} s.`,
-        this.options.retryAfterSeconds ?? 1,
-      ));
+      return {
+        refusal: new OverloadedError(
+          `The ingest queue holds ${this.queuedPoints} points (limit ${queuePointsMax}); retry after ${this.options.retryAfterSeconds ?? 1} s.`,
+          this.options.retryAfterSeconds ?? 1,
+        ),
+      };
     }
     const batch: IngestBatch = { tenant: input.tenant, series: input.series, writeVersion: this.options.nextWriteVersion() };
     try {
       assertIngestBatch(batch);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return { refusal: error as Error };
     }
-    if (this.options.wal) return this.appendLogged(this.options.wal, batch, pointCount);
+    if (this.options.wal) return this.appendLogged(this.options.wal, batch, pointCount, memory);
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
+    const release = () => memory?.release();
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ batch, pointCount, resolve, reject, queuedAtMs: Date.now() });
+      this.queue.push({ batch, pointCount, resolve: () => (release(), resolve()), reject: (error) => (release(), reject(error)), queuedAtMs: Date.now() });
       this.wake();
       this.startCommitLoop();
     });
@@ -162,12 +173,13 @@ export class GroupCommitLog implements IngestLog {
    * The batch goes to the write-ahead log; once synced there the append is acknowledged and
    * the batch (a copy: the request's memory goes back with its answer) queued for insert.
    */
-  private async appendLogged(wal: IngestWal, batch: IngestBatch, pointCount: number): Promise<void> {
+  private async appendLogged(wal: IngestWal, batch: IngestBatch, pointCount: number, memory: BatchMemory | undefined): Promise<void> {
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
     // On its way: a commit may wait for it as for a request still being parsed.
     const arrived = this.expectAppend();
-    const owned = ownedCopy(batch, this.options.slabs);
+    // Memory handed over is kept as it is until the insert; otherwise the log copies the batch.
+    const owned = memory ? adoptedBatch(batch, memory) : ownedCopy(batch, this.options.slabs);
     let sequence: number;
     try {
       // The log's own copy: the request's memory goes back with its answer.

@@ -62,8 +62,8 @@ function valueProblems(errors: readonly BodyValueProblem[]): FieldProblem[] {
 export async function insertDatapoints(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps): Promise<void> {
   // Announced while parsing, so the group commit can wait for this request to join it.
   const appended = deps.ingestLog.expectAppend?.();
-  // The scanned and the encoded columns live in pooled shared memory until the points are
-  // durable (the insert copies them into its own columns); nothing is allocated per request.
+  // The scanned and the encoded columns live in pooled shared memory; the encoded columns' slab
+  // goes to the ingest log with the points (released once inserted), the rest at the answer.
   const slabs: Slab[] = [];
   try {
     await insertDatapointsAnnounced(access, rawBody, deps, appended, slabs);
@@ -89,10 +89,12 @@ async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, de
   // The guess stands only if every item resolved to exactly the series and valueType assumed.
   const guessRight = speculative !== undefined && valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]);
   let encoded = guessRight ? speculative.encoded : undefined;
+  // The slab the encoded columns lie in: it goes to the ingest log with them (no copy there).
+  let columns = guessRight ? guessed : undefined;
   if (!encoded) {
-    const output = deps.slabs.acquire(deps.layout.encodeOutputBytes(scanned.pointCount, scanned.items.length));
-    slabs.push(output);
-    encoded = await deps.parser.encode(body, scanned, valueTypes, seriesIds, output.buffer);
+    columns = deps.slabs.acquire(deps.layout.encodeOutputBytes(scanned.pointCount, scanned.items.length));
+    slabs.push(columns);
+    encoded = await deps.parser.encode(body, scanned, valueTypes, seriesIds, columns.buffer);
   }
   const capErrors = encoded.errors.filter((e) => e.reason === 'points-cap');
   if (capErrors.length > 0) throw new BadRequestError('Too many data points in one collection; split the batch', valueProblems(capErrors));
@@ -107,7 +109,10 @@ async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, de
       if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
     }
     await deps.quotas.chargeDatapoints(access.tenant, pointCount, textCount);
-    const appending = deps.ingestLog.append({ tenant: access.tenant, series });
+    // From here the log releases the columns' slab, not this request.
+    const at = columns !== undefined ? slabs.indexOf(columns) : -1;
+    const handed = at >= 0 ? slabs.splice(at, 1)[0] : undefined;
+    const appending = deps.ingestLog.append({ tenant: access.tenant, series }, handed);
     appended?.();
     await timed(deps.metrics, 'ingest-log', 'append', () => appending);
     deps.metrics.datapointsIngested.inc({ mode: deps.mode }, pointCount);

@@ -5,7 +5,7 @@
 // serialises idempotent produce requests per broker anyway). Consuming is ingester.ts's job.
 import type { Producer } from 'kafkajs';
 import { CompressionTypes, Partitioners } from 'kafkajs';
-import type { IngestBatch, IngestLog } from '../datapoints/types.ts';
+import type { BatchMemory, IngestBatch, IngestLog } from '../datapoints/types.ts';
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { createKafkaClient } from './kafka-client.ts';
@@ -174,7 +174,15 @@ export class KafkaIngestLog implements IngestLog {
   }
 
   /** Resolves once Kafka acknowledged every message of the batch (acks=all). */
-  append(input: Omit<IngestBatch, 'writeVersion'>): Promise<void> {
+  append(input: Omit<IngestBatch, 'writeVersion'>, memory?: BatchMemory): Promise<void> {
+    try {
+      return this.appendEncoded(input);
+    } finally {
+      memory?.release(); // the messages are encoded (copied) before appendEncoded returns
+    }
+  }
+
+  private appendEncoded(input: Omit<IngestBatch, 'writeVersion'>): Promise<void> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('the Kafka ingest log is closed'));
     if (input.series.length === 0) return Promise.resolve();
     if (this.counters.appendsInFlight >= this.limits.appendsInFlightMax) {

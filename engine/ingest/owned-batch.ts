@@ -1,11 +1,12 @@
-// The ingest log's own copy of an acknowledged batch (group-commit.ts): the request's memory
-// goes back with its answer, the copy stays until the batch is inserted. The copy lays every
+// The ingest log's hold on an acknowledged batch until it is inserted (group-commit.ts): the
+// slab the request handed over with its columns (adoptedBatch, no copy), or else a copy of
+// its own, as the request's memory goes back with its answer (ownedCopy). The copy lays every
 // column out one after another in the write-ahead record's order (wal-record.ts), so the
 // record takes the columns as one run of bytes: one checksum and one buffer to write per
 // request instead of two per series (a gateway request of 100 series was ~200 of each).
 // When the columns already lie so in one buffer (the parse workers write each item's
 // timestamps and then its values into one arena), the copy is a single block copy.
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { BatchMemory, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 import { RECORD_COLUMNS } from './wal-record.ts';
@@ -20,27 +21,29 @@ export interface OwnedBatch {
 
 type Column = Float64Array | BigInt64Array | Uint8Array;
 
-/** Calls `each` with a series' columns in record order: timestamps, then float, bigint, scaled, isText as present. */
-function forRecordColumns(series: SeriesPoints, each: (column: Column) => void): void {
-  each(series.timestampMs);
-  for (const name of RECORD_COLUMNS) {
-    const column = series[name];
-    if (column) each(column);
-  }
+/**
+ * A series' columns in record order: timestamps, then float, bigint, scaled, isText as present.
+ * Written out rather than passed a callback: a closure per series (each a __name call under
+ * tsx's keepNames) cost more than the copy (bench/probe.ts gateway).
+ */
+function recordColumnAt(series: SeriesPoints, k: number): Column | undefined {
+  if (k === 0) return series.timestampMs;
+  return series[RECORD_COLUMNS[k - 1] as (typeof RECORD_COLUMNS)[number]];
 }
+const RECORD_COLUMN_COUNT = RECORD_COLUMNS.length + 1;
 
 /** The bytes the batch's columns span when they lie back to back in record order in one buffer. */
 function backToBack(series: readonly SeriesPoints[]): Uint8Array | undefined {
   const first = series[0]?.timestampMs;
   if (!first) return undefined;
   let end = first.byteOffset;
-  let apart = false;
   for (const s of series) {
-    forRecordColumns(s, (column) => {
-      if (column.buffer !== first.buffer || column.byteOffset !== end) apart = true;
+    for (let k = 0; k < RECORD_COLUMN_COUNT; k++) {
+      const column = recordColumnAt(s, k);
+      if (column === undefined) continue;
+      if (column.buffer !== first.buffer || column.byteOffset !== end) return undefined;
       end += column.byteLength;
-    });
-    if (apart) return undefined;
+    }
   }
   return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
 }
@@ -60,15 +63,22 @@ function seriesOver(series: readonly SeriesPoints[], from: Uint8Array, bytes: Ui
   });
 }
 
+/** A batch whose memory the caller handed over (IngestLog.append's `memory`): kept as it is, no copy. */
+export function adoptedBatch(batch: IngestBatch, memory: BatchMemory): OwnedBatch {
+  const run = backToBack(batch.series);
+  return { batch, release: () => memory.release(), ...(run ? { columnBytes: run } : {}) };
+}
+
 /** A copy of a batch in one slab (or, without slabs, in memory of its own). */
 export function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): OwnedBatch {
   let total = 0;
   let arenaBytes = 0;
   for (const s of batch.series) {
-    forRecordColumns(s, (column) => {
-      total += column.byteLength;
-      arenaBytes += ColumnArena.bytesForColumn(column.byteLength);
-    });
+    for (let k = 0; k < RECORD_COLUMN_COUNT; k++) {
+      const bytes = recordColumnAt(s, k)?.byteLength ?? 0;
+      total += bytes;
+      arenaBytes += ColumnArena.bytesForColumn(bytes);
+    }
   }
   const slab = slabs?.acquire(arenaBytes);
   const release = () => slab?.release();
