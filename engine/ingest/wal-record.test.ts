@@ -32,6 +32,16 @@ t.test('every value type round-trips exactly', async (t) => {
   t.ok(Object.is(back.series[0]?.float?.[0], -0), '-0 stays -0');
 });
 
+t.test('the header is the JSON of its fields, in their order', async (t) => {
+  const [length, json] = encodeWalRecord(batch) as [Buffer, Buffer];
+  t.equal(json.length, length.readUInt32LE(0));
+  const header = {
+    tenant: batch.tenant, version: batch.writeVersion.toString(),
+    series: batch.series.map((s) => ({ id: s.seriesId, type: s.valueType, n: s.timestampMs.length, columns: (['float', 'bigint', 'scaled', 'isText'] as const).filter((c) => s[c] !== undefined), ...(s.text ? { text: s.text } : {}) })),
+  };
+  t.equal(json.toString('utf8'), JSON.stringify(header));
+});
+
 t.test('the parts are views on the batch, not copies', async (t) => {
   const parts = encodeWalRecord(batch);
   t.ok(parts.some((part) => part.buffer === batch.series[0]?.timestampMs.buffer), 'timestamps go out as their own bytes');

@@ -68,6 +68,11 @@ export class SeriesDirectory {
     return [...found.values()];
   }
 
+  /** The tenant's series held in memory, or undefined while nothing may be served from it. */
+  held(tenant: string): { byId: ReadonlyMap<number, SeriesKeyRow>; byExternalId: ReadonlyMap<string, SeriesKeyRow> } | undefined {
+    return this.trusted ? this.tenants.get(tenant) : undefined;
+  }
+
   /** Drops what is held of the tenant's series (after a change committed, or when notified). */
   forgetTenant(tenant: string): void {
     const held = this.tenants.get(tenant);
