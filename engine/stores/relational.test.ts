@@ -23,11 +23,11 @@ t.test('counter connections commit asynchronously, the others synchronously', as
   t.same((await store.pool.query('SELECT n FROM counter_probe')).rows, [{ n: 1 }], 'one database behind both');
 });
 
-t.test('embedded shared_buffers: an eighth of the machine, 128 MB to 8 GB, set on the server', async (t) => {
+t.test('embedded shared_buffers: a quarter of the machine, 128 MB to 8 GB, set on the server', async (t) => {
   const GB = 1024 ** 3;
-  t.equal(embeddedSharedBuffersMb(0.5 * GB), 128, 'small machines keep PostgreSQL\'s default');
-  t.equal(embeddedSharedBuffersMb(24 * GB), 3072);
-  t.equal(embeddedSharedBuffersMb(256 * GB), 8192, 'capped');
+  t.equal(embeddedSharedBuffersMb(0.25 * GB), 128, 'small machines keep PostgreSQL\'s default');
+  t.equal(embeddedSharedBuffersMb(24 * GB), 6144);
+  t.equal(embeddedSharedBuffersMb(64 * GB), 8192, 'capped');
   const shown = (await store.pool.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers;
   const mb = embeddedSharedBuffersMb();
   t.equal(shown, mb % 1024 === 0 ? `${mb / 1024}GB` : `${mb}MB`);

@@ -32,16 +32,18 @@ export const PG_STATEMENT_TIMEOUT_MS = 30_000;
 export const PG_COUNTER_POOL_SIZE_MAX = 4;
 
 /**
- * The embedded PostgreSQL's shared_buffers: an eighth of the machine's memory, between
- * PostgreSQL's own 128 MB default (sized for the smallest machines) and 8 GB. A record read
- * whose page is not in shared buffers copies it from the OS page cache on every read: a
- * 1,000-event page over a random window read ~2,000 such pages and spent 2-3 ms more in
- * PostgreSQL with 128 MB than with its table held (bench/RESULTS.md, the events suite).
- * Shared memory is only touched as pages are read, so a small database costs no more.
+ * The embedded PostgreSQL's shared_buffers: a quarter of the machine's memory (PostgreSQL's
+ * own advice for a machine that holds the database), between its 128 MB default (sized for
+ * the smallest machines) and 8 GB. A record read whose page is not in shared buffers fetches
+ * it from the OS (its page cache, or the disk when that was evicted) on every read: a
+ * 1,000-event page reads ~1,000-2,000 pages, and 1,000,000 events with their indexes take
+ * 3.5 GB. With 128 MB a page over a random window spent 2-3 ms more in PostgreSQL than with
+ * its table held, and a cold one up to 100 ms (bench/RESULTS.md, the events suite). Shared
+ * memory is only touched as pages are read, so a small database costs no more.
  */
 export function embeddedSharedBuffersMb(machineBytes = totalmem()): number {
   const MB = 1024 * 1024;
-  return Math.min(8 * 1024, Math.max(128, Math.floor(machineBytes / 8 / MB)));
+  return Math.min(8 * 1024, Math.max(128, Math.floor(machineBytes / 4 / MB)));
 }
 
 export interface ListenHandlers {
