@@ -11,7 +11,7 @@ import { PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoint
 import { openEngine, type Engine } from '../engine/engine.ts';
 import type { DatapointBodyLayout } from '../engine/ingest/datapoint-body-parser.ts';
 import { logger } from '../engine/log.ts';
-import { createDatapointPool, parseThreads } from '../workers/datapoint-pool.ts';
+import { createDatapointPool } from '../workers/datapoint-pool.ts';
 import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
 import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
@@ -118,12 +118,8 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const { socket, port } = await listen(app, config.host, config.port);
   let engine: Engine;
   try {
-    // A parsing thread per core but one, which the event loop and the store's insert threads
-    // keep busy: on 2 cores a second parser made gateway-sized requests (1,000 points) slower,
-    // 640-730k -> 770-860k points/s and 1.9-2.2 -> 1.4-1.6 CPU-s per M points with one, as the
-    // threads preempted each other; 100,000-point requests read the same either way
-    // (bench/probe.ts gateway and bulk, 2026-11-25).
-    const parser = createDatapointPool({ maxThreads: parseThreads(availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
+    // One parsing thread per core: the event loop mostly waits on the store meanwhile.
+    const parser = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
     engine = await openEngine(config, { datapointBodyParser: parser, datapointBodyLayout: DATAPOINT_BODY_LAYOUT });
   } catch (error) {
     uws.us_listen_socket_close(socket);

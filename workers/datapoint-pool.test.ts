@@ -5,7 +5,7 @@
 import t from 'tap';
 import { OverloadedError } from '../engine/errors.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
-import { createDatapointPool, parseThreads } from './datapoint-pool.ts';
+import { createDatapointPool } from './datapoint-pool.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
 import { plainEncoded } from './testing/plain-encoded.ts';
 
@@ -147,8 +147,4 @@ t.test('shared memory: body, scratch and output are shared with the worker, not 
       if (column !== undefined) t.ok(isViewOver(column, output), `${series.valueType}: a ${column.constructor.name} over the output`);
     }
   }
-});
-
-t.test('parse threads: every core but the event loop\'s, at least one', async (t) => {
-  t.same([1, 2, 3, 4, 16].map(parseThreads), [1, 1, 2, 3, 15]);
 });

@@ -40,11 +40,6 @@ export interface DatapointPool {
   close(): Promise<void>;
 }
 
-/** Parse threads for a machine of `cores`: all but one (the event loop's), at least one (api/server.ts says why). */
-export function parseThreads(cores: number): number {
-  return Math.max(1, Math.floor(cores) - 1);
-}
-
 const TASK_FILE = fileURLToPath(new URL('./datapoint-task.ts', import.meta.url));
 /** Workers load the .ts task through tsx's loader, resolved from here so the cwd does not matter. */
 const TSX_LOADER = import.meta.resolve('tsx');
