@@ -9,8 +9,8 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import { OverloadedError } from '../engine/errors.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
-import { bufferTransferList, type DatapointScanResult, type DatapointScanWire, type DatapointTask, scannedBodyViews, type SeriesHints } from './datapoint-task.ts';
-import { encodedFromWire, hintsToBuffer, scannedFromWire, scannedToWire, wireTransferList, type EncodedWire } from './datapoint-wire.ts';
+import { bufferTransferList, type DatapointScanResult, type DatapointScanWire, type DatapointTask, type SeriesHints, wireViews } from './datapoint-task.ts';
+import { encodedFromWire, hintsToBuffer, scannedFromWire, scannedToWire, type EncodedWire } from './datapoint-wire.ts';
 
 export interface DatapointPoolOptions {
   /** Worker threads, at least 1. */
@@ -108,7 +108,7 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
       // Columns in shared scratch go as their places; others (no scratch lent) by transfer.
       const scratch = scanned.timestampMs.buffer instanceof SharedArrayBuffer ? scanned.timestampMs.buffer : undefined;
       const scannedWire = scannedToWire(scanned, scratch);
-      const transferList = [...bufferTransferList([...(scannedWire.kind === 'plain' ? scannedBodyViews(scanned) : []), body]), ...wireTransferList(scannedWire)];
+      const transferList = bufferTransferList([...wireViews(scannedWire), body]);
       const task = { phase: 'encode' as const, body, scanned: scannedWire, ...(scratch ? { scratch } : {}), valueTypes, seriesIds, ...(output ? { output } : {}) };
       return encodedFromWire(await run<EncodedWire>('encode datapoints', task, transferList), output);
     },

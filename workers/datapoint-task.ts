@@ -7,7 +7,7 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
-import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireTransferList, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
+import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireNumberArrays, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
 
 /** What the handler guesses about the series (engine/ingest/target-hints.ts), by hintKey. */
 export interface SeriesHints {
@@ -75,7 +75,7 @@ export function bufferTransferList(views: readonly (ArrayBufferView | undefined)
   return [...buffers];
 }
 
-export function scannedBodyViews(scanned: ScannedBody): ArrayBufferView[] {
+function scannedBodyViews(scanned: ScannedBody): ArrayBufferView[] {
   return [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
 }
 
@@ -116,9 +116,9 @@ function encodeWithHints(body: Uint8Array, scanned: ScannedBody, buffer: SharedA
   return { picks, encoded: encodeScannedBody(body, scanned, valueTypes, seriesIds, output) };
 }
 
-/** The columns of a wire message that are not in lent shared memory (handed back by transfer). */
-function plainViews(wire: ScannedWire | EncodedWire | undefined): (ArrayBufferView | undefined)[] {
-  if (wire?.kind !== 'plain') return [];
+/** What of a wire message is not in lent shared memory, for its transfer list: the plain form's columns, the slab form's number arrays. */
+export function wireViews(wire: ScannedWire | EncodedWire | undefined): (ArrayBufferView | undefined)[] {
+  if (wire?.kind !== 'plain') return wireNumberArrays(wire);
   return 'scanned' in wire ? scannedBodyViews(wire.scanned) : encodedBodyViews(wire.encoded);
 }
 
@@ -129,13 +129,13 @@ export default function datapointTask(task: DatapointTask): DatapointScanWire | 
       const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
       const scannedWire = scannedToWire(scanned, task.scratch);
       const encodedWire = speculative ? encodedToWire(speculative.encoded, task.output) : undefined;
-      const transfer = [...bufferTransferList([task.body, ...plainViews(scannedWire), ...plainViews(encodedWire), speculative?.picks]), ...wireTransferList(scannedWire, encodedWire)];
+      const transfer = bufferTransferList([task.body, ...wireViews(scannedWire), ...wireViews(encodedWire), speculative?.picks]);
       return movable({ body: task.body, scanned: scannedWire, ...(speculative && encodedWire ? { speculative: { picks: speculative.picks, encoded: encodedWire } } : {}) }, transfer);
     }
     case 'encode': {
       const encoded = encodeScannedBody(task.body, scannedFromWire(task.scanned, task.scratch), task.valueTypes, task.seriesIds, task.output);
       const wire = encodedToWire(encoded, task.output);
-      return movable(wire, [...bufferTransferList(plainViews(wire)), ...wireTransferList(wire)]);
+      return movable(wire, bufferTransferList(wireViews(wire)));
     }
   }
 }

@@ -144,15 +144,18 @@ export function encodedFromWire(wire: EncodedWire, output: SharedArrayBuffer | u
   return { series, errors: wire.errors };
 }
 
-/** The buffers a wire message can hand over by transfer (its number arrays). */
-export function wireTransferList(...wires: (ScannedWire | EncodedWire | undefined)[]): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const wire of wires) {
-    if (wire?.kind !== 'slab') continue;
-    if ('items' in wire) out.push(wire.items.buffer as ArrayBuffer, wire.columns.buffer as ArrayBuffer);
-    else out.push(wire.rows.buffer as ArrayBuffer);
-  }
-  return out;
+/** The number arrays of a wire message in the slab form (fresh memory, handed over by transfer). */
+export function wireNumberArrays(wire: ScannedWire | EncodedWire | undefined): Float64Array[] {
+  if (wire?.kind !== 'slab') return [];
+  return 'items' in wire ? [wire.items, wire.columns] : [wire.rows];
+}
+
+/** Where the parts of a hints buffer of `count` keys start (the seriesIds 8-aligned). */
+function hintsLayout(count: number): { endsAt: number; idsAt: number; typesAt: number; keysAt: number } {
+  const endsAt = 24;
+  const idsAt = endsAt + Math.ceil((count * 4) / 8) * 8;
+  const typesAt = idsAt + count * 8;
+  return { endsAt, idsAt, typesAt, keysAt: typesAt + count };
 }
 
 /**
@@ -162,10 +165,7 @@ export function wireTransferList(...wires: (ScannedWire | EncodedWire | undefine
 export function hintsToBuffer(generation: number, hints: { keys: readonly string[]; seriesIds: readonly number[]; valueTypes: readonly ValueType[] }): SharedArrayBuffer {
   const count = hints.keys.length;
   const keyBytes = Buffer.from(hints.keys.join(''), 'utf8');
-  const endsAt = 24;
-  const idsAt = endsAt + Math.ceil((count * 4) / 8) * 8;
-  const typesAt = idsAt + count * 8;
-  const keysAt = typesAt + count;
+  const { endsAt, idsAt, typesAt, keysAt } = hintsLayout(count);
   const buffer = new SharedArrayBuffer(keysAt + keyBytes.length);
   new Float64Array(buffer, 0, 3).set([generation, count, keyBytes.length]);
   const ends = new Uint32Array(buffer, endsAt, count);
@@ -185,10 +185,7 @@ export interface DecodedHints {
 
 export function hintsFromBuffer(buffer: SharedArrayBuffer): DecodedHints {
   const [, count = 0, keyByteCount = 0] = new Float64Array(buffer, 0, 3);
-  const endsAt = 24;
-  const idsAt = endsAt + Math.ceil((count * 4) / 8) * 8;
-  const typesAt = idsAt + count * 8;
-  const keysAt = typesAt + count;
+  const { endsAt, idsAt, typesAt, keysAt } = hintsLayout(count);
   const ends = new Uint32Array(buffer, endsAt, count);
   const keyBytes = Buffer.from(buffer, keysAt, keyByteCount);
   const index = new Map<string, number>();

@@ -369,6 +369,13 @@ t.test('memory handed over with a batch is released once on every other path', a
   const inserted = new HandedMemory();
   await plain.append({ tenant, series: [series(74, 2, 1)] }, inserted);
   t.equal(inserted.releases, 1, 'without a write-ahead log: at the insert');
+  const failing = new GatedSink();
+  failing.failNext = true;
+  const failed = new HandedMemory();
+  const refusing = newLog(failing);
+  await t.rejects(refusing.append({ tenant, series: [series(79, 2, 1)] }, failed));
+  t.equal(failed.releases, 1, 'without a write-ahead log, an insert that failed: at its refusal');
+  await refusing.close();
   const empty = new HandedMemory();
   await plain.append({ tenant, series: [] }, empty);
   t.equal(empty.releases, 1, 'an empty batch: at once');

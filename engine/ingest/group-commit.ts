@@ -83,8 +83,9 @@ interface PendingAppend {
   queuedAtMs: number;
   resolve: () => void;
   reject: (error: Error) => void;
-  /** With a WAL: its sequence there, and what gives the batch's memory back once inserted. */
+  /** With a WAL: its sequence there. */
   sequence?: number;
+  /** Gives the batch's memory back once inserted, or refused (the log's copy, or memory handed over). */
   release?: () => void;
 }
 
@@ -161,9 +162,8 @@ export class GroupCommitLog implements IngestLog {
     if (this.options.wal) return this.appendLogged(this.options.wal, batch, pointCount, memory);
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
-    const release = () => memory?.release();
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ batch, pointCount, resolve: () => (release(), resolve()), reject: (error) => (release(), reject(error)), queuedAtMs: Date.now() });
+      this.queue.push({ batch, pointCount, resolve, reject, queuedAtMs: Date.now(), ...(memory ? { release: () => memory.release() } : {}) });
       this.wake();
       this.startCommitLoop();
     });
@@ -230,8 +230,8 @@ export class GroupCommitLog implements IngestLog {
 
   private inserted(taken: readonly PendingAppend[]): void {
     for (const pending of taken) {
-      if (pending.sequence === undefined) continue;
       pending.release?.();
+      if (pending.sequence === undefined) continue;
       const set = this.uninsertedByTenant.get(pending.batch.tenant);
       set?.delete(pending.sequence);
       if (set?.size === 0) this.uninsertedByTenant.delete(pending.batch.tenant);
@@ -364,7 +364,10 @@ export class GroupCommitLog implements IngestLog {
         } else {
           this.log.error({ err: cause, appends: taken.length, points }, 'group commit failed; its appends are refused');
           const error = new StoreUnavailableError('The columnar store did not take the points; retry after a short backoff.', { cause });
-          for (const pending of taken) pending.reject(error);
+          for (const pending of taken) {
+            pending.reject(error);
+            pending.release?.();
+          }
         }
       } finally {
         this.loopsInsertingCount--;

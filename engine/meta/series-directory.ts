@@ -44,7 +44,7 @@ export class SeriesDirectory {
 
   /** The tenant's series keys by ids or externalIds: from memory where held, the rest in one query. */
   async fetch(tenant: string, ids: readonly number[], externalIds: readonly string[]): Promise<SeriesKeyRow[]> {
-    const held = this.trusted ? this.tenants.get(tenant) : undefined;
+    const held = this.held(tenant);
     const found = new Map<number, SeriesKeyRow>();
     const missingIds: number[] = [];
     const missingExternalIds: string[] = [];

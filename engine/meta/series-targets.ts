@@ -5,7 +5,7 @@ import type { ValueType } from '../datapoints/types.ts';
 import type { Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
 import { resolveIdentifiers } from '../records/identifiers.ts';
-import type { SeriesDirectory } from './series-directory.ts';
+import type { SeriesDirectory, SeriesKeyRow } from './series-directory.ts';
 
 export interface SeriesTarget {
   seriesId: number;
@@ -23,12 +23,14 @@ export interface ResolvedTargets {
 
 /** Resolves through the series directory (series-directory.ts): no PostgreSQL round trip for series it holds. */
 export async function resolveSeriesTargets(directory: SeriesDirectory, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
-  const targets = heldTargets(directory, access, identifiers);
-  if (targets) {
-    if (mode === 'write') assertCanWrite(access, targets.map((t) => t.dataSetId), 'data points');
-    return { targets, missing: [] };
-  }
-  return resolveGenerally(directory, access, identifiers, mode);
+  const held = heldTargets(directory, access, identifiers);
+  const resolved = held ? { targets: held, missing: [] } : await resolveGenerally(directory, access, identifiers);
+  if (mode === 'write') assertCanWrite(access, resolved.targets.map((t) => t?.dataSetId), 'data points');
+  return resolved;
+}
+
+function toTarget(row: SeriesKeyRow): SeriesTarget {
+  return { seriesId: row.id, externalId: row.external_id, valueType: row.value_type as ValueType, dataSetId: row.data_set_id };
 }
 
 /**
@@ -47,17 +49,15 @@ function heldTargets(directory: SeriesDirectory, access: Access, identifiers: re
     const row = identifier.id !== undefined ? held.byId.get(identifier.id) : identifier.externalId !== undefined ? held.byExternalId.get(identifier.externalId) : undefined;
     if (!row || !canRead(access, row.data_set_id)) return undefined;
     if (identifier.externalId !== undefined && row.external_id !== identifier.externalId) return undefined;
-    targets[i] = { seriesId: row.id, externalId: row.external_id, valueType: row.value_type as ValueType, dataSetId: row.data_set_id };
+    targets[i] = toTarget(row);
   }
   return targets;
 }
 
-async function resolveGenerally(directory: SeriesDirectory, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
+/** The identifier resolver's rules, with PostgreSQL behind the directory for series it does not hold. */
+async function resolveGenerally(directory: SeriesDirectory, access: Access, identifiers: Identifier[]): Promise<ResolvedTargets> {
   const resolved = await resolveIdentifiers(directory.family(), directory.db, access.tenant, identifiers, { visible: (row) => canRead(access, row.data_set_id) });
-  const targets = resolved.map((r) => (r.row && canRead(access, r.row.data_set_id)
-    ? { seriesId: r.row.id, externalId: r.row.external_id, valueType: r.row.value_type as ValueType, dataSetId: r.row.data_set_id }
-    : null));
-  if (mode === 'write') assertCanWrite(access, targets.map((t) => t?.dataSetId), 'data points');
+  const targets = resolved.map((r) => (r.row && canRead(access, r.row.data_set_id) ? toTarget(r.row) : null));
   const missing = resolved.filter((_, i) => targets[i] === null).map((r) => ({ index: r.index, identifier: r.identifier }));
   return { targets, missing };
 }
