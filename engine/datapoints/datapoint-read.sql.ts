@@ -19,7 +19,8 @@ const TOMBSTONE_ROWS = `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z
  * finds the one disjoint range at or before each point's time (rows without one get tomb_hit
  * 0). The statement's columns stay unqualified: the joined ones all start with tomb_.
  */
-export function liveRawRows(rawTable: string, condition: string, form: TombstoneForm): string {
+export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm): string {
+  const rawTable = shape.rawTable;
   if (form === 'none') return `FROM ${rawTable} FINAL
 WHERE ${condition}`;
   if (form === 'list') {
@@ -27,7 +28,8 @@ WHERE ${condition}`;
 WHERE ${condition} AND NOT arrayExists((sid, b, e, v) -> sid = series_id AND ts >= b AND ts < e AND version <= v,
   {tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})`;
   }
-  return `FROM (SELECT * FROM ${rawTable} FINAL WHERE ${condition}) AS p
+  // Named columns, not *: a star leaves out the FLOAT value, an alias of its stored parts.
+  return `FROM (SELECT tenant, series_id, ts, version, ${shape.rawValueColumns.join(', ')} FROM ${rawTable} FINAL WHERE ${condition}) AS p
 ASOF LEFT JOIN (${TOMBSTONE_ROWS}) AS t ON p.series_id = t.tomb_series AND p.ts >= t.tomb_begin
 WHERE NOT (t.tomb_hit = 1 AND p.ts < t.tomb_end AND p.version <= t.tomb_version)`;
 }
@@ -51,7 +53,7 @@ WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}`;
 /** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page. */
 export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
   return `SELECT toFloat64(ts) AS ts_ms, ${shape.readValueSelect}
-${liveRawRows(shape.rawTable, ONE_SERIES_WINDOW, tombstones)}
+${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
 ORDER BY ts ${order}
 LIMIT {limit:UInt32}`;
 }
@@ -99,7 +101,7 @@ function rawAggregateColumns(shape: FamilyShape): string {
  */
 export function rawBucketsSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
   return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
-${liveRawRows(shape.rawTable, where(`(${ranges})`, shape.aggregateRowFilter), tombstones)}
+${liveRawRows(shape, where(`(${ranges})`, shape.aggregateRowFilter), tombstones)}
 GROUP BY series_id, ts - positiveModulo(ts, {granularity:Int64})`;
 }
 
@@ -120,7 +122,7 @@ WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND is_em
 /** The newest live raw point of each series inside the given ranges. */
 export function rawLatestSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
   return `SELECT toString(series_id) AS series, toString(max(ts)) AS a, ${lastAsText(shape, shape.rawLastSources.map((s) => `argMax(${s}, ts)`))}
-${liveRawRows(shape.rawTable, `(${ranges})`, tombstones)}
+${liveRawRows(shape, `(${ranges})`, tombstones)}
 GROUP BY series_id`;
 }
 
@@ -184,8 +186,8 @@ const VALUE_JSON: Readonly<Record<Family, string>> = {
  */
 export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
   const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON[shape.family]}, '}')`;
-  const page = `SELECT ts, ${shape.insertValueTargets.join(', ')}
-    ${liveRawRows(shape.rawTable, ONE_SERIES_WINDOW, tombstones)}
+  const page = `SELECT ts, ${shape.rawValueColumns.join(', ')}
+    ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
     ORDER BY ts ${order}
     LIMIT {fetch:UInt32}`;
   if (order === 'ASC') {

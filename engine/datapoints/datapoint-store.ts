@@ -11,6 +11,7 @@ import { aggregate, aggregateMany, type AggregateRequest } from './datapoint-agg
 import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
+import { migrateFloatCoding } from './float-coding-migration.ts';
 import { dirtyRangesOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
@@ -109,6 +110,7 @@ export class DatapointStore {
     const contexts = options.columnar.kind === 'chdb' ? new ReadContextCache() : undefined;
     const store = options.columnar;
     for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
+    await migrateFloatCoding(store, (options.logger ?? rootLogger).child({ module: 'datapoint-store' }));
     const versions = await WriteVersionClock.open({
       loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
       saveHighWater: (version) => options.columnar.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),

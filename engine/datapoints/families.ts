@@ -48,6 +48,8 @@ export interface FamilyShape {
   /** Value columns as inserted: their SELECT expressions over the Arrow columns. */
   insertValueSelect: string;
   insertValueTargets: readonly string[];
+  /** Value columns as read (FLOAT: the decoded alias, not its stored parts). */
+  rawValueColumns: readonly string[];
   /** Raw value columns as read back into Arrow (decimals as their scaled Int64). */
   readValueSelect: string;
   /** Whether SUM/MIN/MAX/AVG exist (TEXT: COUNT only). */
@@ -79,9 +81,50 @@ export interface FamilyShape {
 const FLOAT_CODEC = 'CODEC(ZSTD(3))';
 const INT_CODEC = 'CODEC(ZSTD(3))';
 
+/**
+ * FLOAT values are stored decimally (issue 11, bytes per point): a double that is m / 10^e for
+ * an integer m below 2^53 and e one of DECIMAL_EXPONENTS (a sensor's "23.456" is 23456 and 3)
+ * keeps m and e, any other double (thirds, NaN, infinities, -0) its IEEE bits with e = RAW_BITS.
+ * Decoding divides m by 10^e in doubles, which IEEE rounds correctly, so it gives back the very
+ * double the check m / 10^e = v accepted: lossless for every value. Small integers that step
+ * slowly take T64 + ZSTD at ~1.3 bytes per point against 2.2 for the doubles' bytes under ZSTD
+ * (bench values at three decimals; bench/RESULTS.md, session 8).
+ *
+ * The exponent is the first of DECIMAL_EXPONENTS that fits, not the smallest: values printed
+ * at three decimals ("23.450", "23.400") would otherwise mix exponents 1, 2 and 3 and their
+ * integers three scales, which took 1.6 bytes per point instead of 1.3. Three decimals cover
+ * most sensors and every integer below 9e12; six the finer ones; 0 the integers up to 2^53.
+ */
+export const DECIMAL_EXPONENTS = [3, 6, 0] as const;
+export const RAW_BITS = 255;
+
+/** The exponent a double is stored with (RAW_BITS: its bits), as SQL over the double `v`. */
+export function decimalExponentSql(v: string): string {
+  const decimal = DECIMAL_EXPONENTS.map((e) => {
+    const scale = 10 ** e;
+    return `abs(${v}) < ${2 ** 53 / scale} AND round(${v} * ${scale}) / ${scale} = ${v}, ${e}`;
+  });
+  // -0 = 0 in SQL: its sign bit would be lost as the integer 0. NaN and infinities fail every test.
+  return `multiIf(${v} = 0 AND reinterpret(${v}, 'Int64') != 0, ${RAW_BITS}, ${decimal.join(', ')}, ${RAW_BITS})`;
+}
+
+/** The stored integer of a double, given its exponent's SQL. */
+export function decimalMantissaSql(v: string, exponent: string): string {
+  return `if(${exponent} = ${RAW_BITS}, reinterpret(${v}, 'Int64'), toInt64(round(${v} * intExp10(${exponent}))))`;
+}
+
+/** The double back from its stored integer and exponent. */
+export function decimalValueSql(mantissa: string, exponent: string): string {
+  return `if(${exponent} = ${RAW_BITS}, reinterpret(${mantissa}, 'Float64'), ${mantissa} / intExp10(${exponent}))`;
+}
+
+const FLOAT_VALUE_DDL = `value_m Int64 CODEC(T64, ZSTD(3)), value_e UInt8 CODEC(ZSTD(1)), value Float64 ALIAS ${decimalValueSql('value_m', 'value_e')}`;
+
 interface NumericFamily {
   family: Family;
   rawType: string;
+  /** Raw value columns when not one `value` of rawType (FLOAT: decimal coding). */
+  rawValue?: { ddl: string; insertSelect: string; insertTargets: readonly string[] };
   sumType: string;
   insertExpr: string;
   /** The stored value as a plain number or scaled integer, given the column name. */
@@ -100,9 +143,10 @@ function numericShape(f: NumericFamily): FamilyShape {
     rollupTable: `datapoints_${f.family}_1h`,
     minuteTable: `datapoints_${f.family}_1m`,
     latestTable: `datapoints_${f.family}_latest`,
-    rawValueDdl: `value ${f.rawType} ${f.rawType === 'Float64' ? FLOAT_CODEC : INT_CODEC}`,
-    insertValueSelect: f.insertExpr,
-    insertValueTargets: ['value'],
+    rawValueDdl: f.rawValue?.ddl ?? `value ${f.rawType} ${INT_CODEC}`,
+    insertValueSelect: f.rawValue?.insertSelect ?? f.insertExpr,
+    insertValueTargets: f.rawValue?.insertTargets ?? ['value'],
+    rawValueColumns: ['value'],
     readValueSelect: `${f.scaled('value')} AS value`,
     hasNumericAggregates: true,
     aggregateRowFilter: '',
@@ -126,6 +170,11 @@ const identity = (column: string) => column;
 
 export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freeze({
   float: numericShape({ family: 'float', rawType: 'Float64', sumType: 'Float64', insertExpr: 'assumeNotNull(value)',
+    rawValue: {
+      ddl: FLOAT_VALUE_DDL,
+      insertSelect: `${decimalMantissaSql('assumeNotNull(value)', decimalExponentSql('assumeNotNull(value)'))}, ${decimalExponentSql('assumeNotNull(value)')}`,
+      insertTargets: ['value_m', 'value_e'],
+    },
     scaled: identity, scaledSum: identity, rawSumExpr: 'sum(value)', exact: false }),
   int: numericShape({ family: 'int', rawType: 'Int64', sumType: 'Int128', insertExpr: 'assumeNotNull(value)',
     scaled: identity, scaledSum: identity, rawSumExpr: 'sum(toInt128(value))', exact: true }),
@@ -145,6 +194,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawValueDdl: 'value String CODEC(ZSTD(3))',
     insertValueSelect: 'assumeNotNull(value)',
     insertValueTargets: ['value'],
+    rawValueColumns: ['value'],
     readValueSelect: 'value',
     hasNumericAggregates: false,
     aggregateRowFilter: '',
@@ -172,6 +222,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawValueDdl: `value Float64 ${FLOAT_CODEC}, text String CODEC(ZSTD(3)), is_text UInt8 CODEC(ZSTD(1))`,
     insertValueSelect: 'assumeNotNull(value), assumeNotNull(text), assumeNotNull(is_text)',
     insertValueTargets: ['value', 'text', 'is_text'],
+    rawValueColumns: ['value', 'text', 'is_text'],
     readValueSelect: 'value, text, is_text',
     hasNumericAggregates: true,
     aggregateRowFilter: 'is_text = 0',
