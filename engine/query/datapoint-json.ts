@@ -1,7 +1,7 @@
 // Response bodies of data point reads, written as JSON text directly: a 100 000-point answer
 // is one string concatenation instead of 100 000 objects through JSON.stringify. Only
 // numbers the engine formatted and JSON.stringify'd strings go in, so the text stays valid.
-import { formatDatapointValue } from '../datapoints/datapoint-format.ts';
+import { formatDatapointValue, formatFloat } from '../datapoints/datapoint-format.ts';
 import type { AggregateBucket, AggregateName, SeriesPoints, ValueType } from '../datapoints/types.ts';
 import type { SeriesTarget } from '../meta/series-targets.ts';
 
@@ -16,11 +16,11 @@ function footer(nextCursor: string | undefined): string {
 /** The value of point i as a JSON string literal. */
 function valueAt(points: SeriesPoints, i: number): string {
   const vt = points.valueType;
-  if (vt === 'FLOAT' || vt === 'FLOAT32') return `"${points.float?.[i] as number}"`;
+  if (vt === 'FLOAT' || vt === 'FLOAT32') return `"${formatFloat(points.float?.[i] as number)}"`;
   if (vt === 'BIGINT') return `"${points.bigint?.[i] as bigint}"`;
   if (vt === 'NUMERIC' || vt === 'DECIMAL32') return `"${formatDatapointValue(vt, points.scaled?.[i] as bigint)}"`;
   if (vt === 'TEXT') return JSON.stringify(points.text?.[i] ?? '');
-  return points.isText?.[i] ? JSON.stringify(points.text?.[i] ?? '') : `"${points.float?.[i] as number}"`;
+  return points.isText?.[i] ? JSON.stringify(points.text?.[i] ?? '') : `"${formatFloat(points.float?.[i] as number)}"`;
 }
 
 /** Points per string chunk: long enough to amortise the Buffer conversion, short enough to stay a flat string. */
