@@ -12,3 +12,7 @@ export function stopMergesSql(table: string): string {
 export function startMergesSql(table: string): string {
   return `SYSTEM START MERGES ${assertIdentifier(table)}`;
 }
+
+/** Merges running now on the given tables. */
+export const TABLE_MERGES_SQL = `SELECT toString(count()) AS merges FROM system.merges
+WHERE database = currentDatabase() AND table IN {tables:Array(String)}`;

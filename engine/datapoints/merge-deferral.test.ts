@@ -199,3 +199,31 @@ t.test('a failing statement is logged, does not reject, and leaves the state as 
   await merges.resumeAll();
   t.same(merges.stoppedTables(), [], 'later updates still run and resolve');
 });
+
+t.test('merging(): a table past settledParts with a merge running, not stopped (the fold waits for it after a bulk load)', async (t) => {
+  const table = 't_md_merging';
+  await store.command(`CREATE TABLE ${table} (a UInt64, b UInt64) ENGINE = MergeTree ORDER BY a`);
+  const load = newLoad();
+  const merges = deferral(table, load, { partsMax: 64, partsResume: 16, deferMaxMs: 60_000 });
+  load.note(BULK, T0);
+  await merges.update(T0);
+  // Parts large enough that merging twelve of them takes well over one poll.
+  for (let i = 0; i < 12; i++) await store.command(`INSERT INTO ${table} SELECT number * 12 + ${i}, rand64() FROM numbers(400000)`);
+  t.notOk(await merges.merging(8), 'merges stopped by the deferral (a bulk load runs): nothing to wait for');
+  await merges.update(T0 + WINDOW_MS);
+  t.same(merges.stoppedTables(), [], 'the load is over');
+  await store.command(`SYSTEM STOP MERGES ${table}`);
+  t.notOk(await merges.merging(8), 'twelve parts and no merge running: nothing to wait for');
+  await store.command(`SYSTEM START MERGES ${table}`);
+  const optimizing = store.command(`OPTIMIZE TABLE ${table} FINAL`);
+  const deadline = Date.now() + MERGE_DEADLINE_MS;
+  let seen = false;
+  while (!seen && Date.now() < deadline) {
+    seen = await merges.merging(8);
+    if (!seen) await pause(5);
+  }
+  t.ok(seen, 'twelve parts merging: the fold waits');
+  await optimizing;
+  t.equal(await activeParts(table), 1, 'merged');
+  t.notOk(await merges.merging(8), 'one part: nothing to wait for');
+});

@@ -9,7 +9,7 @@
 import type { Logger } from '../log.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import type { IngestLoad } from './ingest-load.ts';
-import { ACTIVE_PARTS_SQL, startMergesSql, stopMergesSql } from './merge-deferral.sql.ts';
+import { ACTIVE_PARTS_SQL, TABLE_MERGES_SQL, startMergesSql, stopMergesSql } from './merge-deferral.sql.ts';
 
 export interface MergeDeferralOptions {
   /** Active parts of a table past which its merges run even during a bulk load. @default 64 */
@@ -38,6 +38,19 @@ export class MergeDeferral {
     this.partsMax = options.partsMax ?? 64;
     this.partsResume = Math.min(options.partsResume ?? 16, this.partsMax);
     this.deferMaxMs = options.deferMaxMs ?? 60_000;
+  }
+
+  /**
+   * Whether a raw table is still merging down the parts of a load (more than settledParts
+   * active and a merge running). The fold reads its ranges with FINAL, which merges those
+   * parts once more on the fly; after the merges it reads a few.
+   */
+  async merging(settledParts: number): Promise<boolean> {
+    if (this.stopped.size > 0) return false;
+    const parts = await this.activeParts();
+    if (![...parts.values()].some((count) => count > settledParts)) return false;
+    const [row] = await this.store.query<{ merges: string }>(TABLE_MERGES_SQL, { tables: [...this.tables] });
+    return Number(row?.merges ?? 0) > 0;
   }
 
   /** Tables whose merges are stopped now. */
