@@ -1,7 +1,7 @@
 // DDL of the data point tables (issue 3), applied idempotently when the store opens. Tenant
 // leads every ORDER BY. Every table syncs its parts on insert: a 2xx means durable (CONTRACT),
 // and a rollup row must be on disk before the dirty mark it resolves is removed.
-import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, decimalColumnDdl, type FamilyShape } from './families.ts';
 
 /** fsync_after_insert: the part's files; fsync_part_directory: the part directory after the rename. */
 const DURABLE = 'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1';
@@ -53,13 +53,15 @@ function splitColumnsDdl(ddl: string): [name: string, type: string][] {
 function rollupColumns(shape: FamilyShape): [name: string, typeAndCodec: string][] {
   const values = splitColumnsDdl([shape.rollupAggregateDdl, shape.lastValueDdl].filter(Boolean).join(', '));
   const keyed = (name: string, type: string): [string, string] => [name, `${type} ${ROLLUP_KEY_CODECS[name] ?? ROLLUP_VALUE_CODEC}`];
+  // FLOAT's value columns are stored decimally, as its raw values are (families.ts).
+  const value = (name: string, type: string): [string, string][] => (shape.codedRollupColumns.includes(name) ? decimalColumnDdl(name) : [keyed(name, type)]);
   const lastValues = values.filter(([name]) => shape.lastValueColumns.includes(name));
   const aggregates = values.filter(([name]) => !shape.lastValueColumns.includes(name));
   return [
     keyed('series_id', 'UInt64'), keyed('bucket', 'Int64'), keyed('point_count', 'UInt64'), keyed('value_count', 'UInt64'),
-    ...aggregates.map(([name, type]) => keyed(name, type)),
+    ...aggregates.flatMap(([name, type]) => value(name, type)),
     keyed('last_ts', 'Int64'),
-    ...lastValues.map(([name, type]) => keyed(name, type)),
+    ...lastValues.flatMap(([name, type]) => value(name, type)),
     keyed('computed_at', 'UInt64'),
   ];
 }
@@ -85,7 +87,10 @@ ${DURABLE}, index_granularity = ${indexGranularity}`;
  * merges write the new codecs, so an old data dir shrinks as the fold and merges rewrite it.
  */
 function rollupCodecAlterSql(shape: FamilyShape, table: string): string {
-  return `ALTER TABLE ${table} ${rollupColumns(shape).map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
+  // Decimally stored columns take their codecs when created (or moved to the coding at open: float-coding-migration.ts).
+  const coded = new Set(shape.codedRollupColumns.flatMap((name) => decimalColumnDdl(name).map(([column]) => column)));
+  const plain = rollupColumns(shape).filter(([name]) => !coded.has(name));
+  return `ALTER TABLE ${table} ${plain.map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
 }
 
 /** The engine's default granule, kept for hourly rows (a day is 24 of them). */

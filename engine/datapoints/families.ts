@@ -64,7 +64,9 @@ export interface FamilyShape {
   rawMaxExpr: string;
   /** The fold's rollup columns over all live points of an hour (MIXED: -If over numeric ones). */
   foldValueCount: string;
-  foldAggregates: string;
+  foldAggregates: readonly [sum: string, min: string, max: string] | readonly [];
+  /** Float64 value columns of the rollup tables stored decimally (FLOAT: as its raw values are). */
+  codedRollupColumns: readonly string[];
   /** Exact types read as strings (BIGINT, decimals); Float64 read as numbers. */
   exactAggregates: boolean;
   /** Read expressions of a sum / min-max column: scaled integers as strings when exact. */
@@ -118,7 +120,22 @@ export function decimalValueSql(mantissa: string, exponent: string): string {
   return `if(${exponent} = ${RAW_BITS}, reinterpret(${mantissa}, 'Float64'), ${mantissa} / intExp10(${exponent}))`;
 }
 
-const FLOAT_VALUE_DDL = `value_m Int64 CODEC(T64, ZSTD(3)), value_e UInt8 CODEC(ZSTD(1)), value Float64 ALIAS ${decimalValueSql('value_m', 'value_e')}`;
+/** A Float64 column stored decimally: its integer, its exponent, and itself as the alias decoding them. */
+export function decimalColumnDdl(name: string): [name: string, typeAndCodec: string][] {
+  return [
+    [`${name}_m`, 'Int64 CODEC(T64, ZSTD(3))'],
+    [`${name}_e`, 'UInt8 CODEC(ZSTD(1))'],
+    [name, `Float64 ALIAS ${decimalValueSql(`${name}_m`, `${name}_e`)}`],
+  ];
+}
+
+/** A double expression written to a decimally stored column: its target columns and their expressions. */
+export function decimalTargets(name: string, expr: string): { targets: string[]; exprs: string[] } {
+  const exponent = decimalExponentSql(expr);
+  return { targets: [`${name}_m`, `${name}_e`], exprs: [decimalMantissaSql(expr, exponent), exponent] };
+}
+
+const FLOAT_VALUE_DDL = decimalColumnDdl('value').map(([name, type]) => `${name} ${type}`).join(', ');
 
 interface NumericFamily {
   family: Family;
@@ -155,7 +172,8 @@ function numericShape(f: NumericFamily): FamilyShape {
     rawMinExpr: 'min(value)',
     rawMaxExpr: 'max(value)',
     foldValueCount: 'count()',
-    foldAggregates: `${f.rawSumExpr}, min(value), max(value)`,
+    foldAggregates: [f.rawSumExpr, 'min(value)', 'max(value)'],
+    codedRollupColumns: f.rawValue ? ['value_sum', 'value_min', 'value_max', 'last_value'] : [],
     exactAggregates: f.exact,
     readSum: f.exact ? (column) => `toString(${f.scaledSum(column)})` : (column) => column,
     readMinMax: read,
@@ -172,8 +190,8 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
   float: numericShape({ family: 'float', rawType: 'Float64', sumType: 'Float64', insertExpr: 'assumeNotNull(value)',
     rawValue: {
       ddl: FLOAT_VALUE_DDL,
-      insertSelect: `${decimalMantissaSql('assumeNotNull(value)', decimalExponentSql('assumeNotNull(value)'))}, ${decimalExponentSql('assumeNotNull(value)')}`,
-      insertTargets: ['value_m', 'value_e'],
+      insertSelect: decimalTargets('value', 'assumeNotNull(value)').exprs.join(', '),
+      insertTargets: decimalTargets('value', 'assumeNotNull(value)').targets,
     },
     scaled: identity, scaledSum: identity, rawSumExpr: 'sum(value)', exact: false }),
   int: numericShape({ family: 'int', rawType: 'Int64', sumType: 'Int128', insertExpr: 'assumeNotNull(value)',
@@ -203,7 +221,8 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawMinExpr: '',
     rawMaxExpr: '',
     foldValueCount: 'count()',
-    foldAggregates: '',
+    foldAggregates: [],
+    codedRollupColumns: [],
     exactAggregates: false,
     readSum: identity,
     readMinMax: identity,
@@ -231,7 +250,8 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawMinExpr: 'min(value)',
     rawMaxExpr: 'max(value)',
     foldValueCount: 'countIf(is_text = 0)',
-    foldAggregates: 'sumIf(value, is_text = 0), minIf(value, is_text = 0), maxIf(value, is_text = 0)',
+    foldAggregates: ['sumIf(value, is_text = 0)', 'minIf(value, is_text = 0)', 'maxIf(value, is_text = 0)'],
+    codedRollupColumns: [],
     exactAggregates: false,
     readSum: identity,
     readMinMax: identity,

@@ -14,9 +14,9 @@ import fc from 'fast-check';
 import t from 'tap';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
 import { DatapointStore, embeddedColumnarPath } from './datapoint-store.ts';
-import { migrateFloatCoding } from './float-coding-migration.ts';
+import { codedColumns, migrateFloatCoding } from './float-coding-migration.ts';
 import {
-  ADD_CODED_COLUMNS_SQL, DROP_STORED_VALUE_SQL, FLOAT_VALUE_COLUMNS_SQL, MATERIALIZE_CODED_COLUMNS_SQL, REMOVE_CODED_DEFAULTS_SQL,
+  CODED_COLUMN_KINDS_SQL, addCodedColumnsSql, codedColumnNames, dropStoredColumnSql, materializeCodedColumnsSql, removeCodedDefaultsSql,
 } from './float-coding-migration.sql.ts';
 import { RAW_BITS } from './families.ts';
 
@@ -97,41 +97,100 @@ t.test('a store with the coding', async (t) => {
   await store.close();
 });
 
-/** The raw FLOAT table as it was before the coding, with `values` at T0, T0 + 1 s, ... */
-const OLD_TABLE = `CREATE TABLE datapoints_float (
+/** The FLOAT tables as they were before the coding (doubles stored as Float64). */
+const OLD_RAW = `CREATE TABLE datapoints_float (
   tenant LowCardinality(String), series_id UInt64 CODEC(Delta, ZSTD(1)), ts Int64 CODEC(DoubleDelta, ZSTD(1)),
   version UInt64 CODEC(Delta, ZSTD(1)), value Float64 CODEC(ZSTD(3))
 ) ENGINE = ReplacingMergeTree(version) ORDER BY (tenant, series_id, ts)`;
+const oldRollup = (table: string) => `CREATE TABLE ${table} (
+  tenant LowCardinality(String), series_id UInt64, bucket Int64, point_count UInt64, value_count UInt64,
+  value_sum Float64, value_min Float64, value_max Float64, last_ts Int64, last_value Float64, computed_at UInt64
+) ENGINE = ReplacingMergeTree(computed_at) ORDER BY (tenant, series_id, bucket)`;
+/** Rollup rows as the fold wrote them before the coding. */
+const oldFold = (table: string, bucketMs: number) => `INSERT INTO ${table}
+  SELECT tenant, series_id, ts - positiveModulo(ts, ${bucketMs}), count(), count(), sum(value), min(value), max(value), max(ts), argMax(value, ts), 1
+  FROM datapoints_float FINAL GROUP BY tenant, series_id, ts - positiveModulo(ts, ${bucketMs})`;
 
-t.test('an older directory moves to the coding at open, from any step', async (t) => {
+/** `values` at T0, T0 + 1 s, ... of series 7 of tenant 'old', then every even one negated by a later version (two parts). */
+async function writeOld(values: readonly number[], base = T0): Promise<void> {
+  for (const [version, scale] of [[1, 1], [2, -1]] as const) {
+    const at = values.map((_, i) => i).filter((i) => version === 1 || i % 2 === 0);
+    await columnar.command(`INSERT INTO datapoints_float (tenant, series_id, ts, version, value)
+      SELECT 'old', 7, p.1, ${version}, reinterpret(p.2, 'Float64')
+      FROM (SELECT arrayJoin(arrayZip([${at.map((i) => base + i * 1000).join(', ')}], [${at.map((i) => `toUInt64(${bitsOf((values[i] as number) * scale)})`).join(', ')}])) AS p)`);
+  }
+}
+
+/** The columns FLOAT keeps decimally (written out here, not taken from the code under test). */
+const CODED: [table: string, column: string][] = [
+  ['datapoints_float', 'value'],
+  ...['datapoints_float_1m', 'datapoints_float_1h'].flatMap((table) => ['value_sum', 'value_min', 'value_max', 'last_value'].map((column): [string, string] => [table, column])),
+];
+
+/** Every coded column's values as bits, table by table (the rows in key order). */
+async function columnBits(): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [table, column] of CODED) {
+    const key = table === 'datapoints_float' ? 'ts' : 'bucket';
+    out[`${table}.${column}`] = (await columnar.query<{ b: string }>(`SELECT toString(reinterpret(${column}, 'UInt64')) AS b FROM ${table} FINAL ORDER BY ${key}`)).map((r) => r.b);
+  }
+  return out;
+}
+
+const kindsOf = async (table: string, column: string) => (await columnar.query<{ name: string; kind: string }>(CODED_COLUMN_KINDS_SQL, { table, names: codedColumnNames(column) }))
+  .sort((a, b) => a.name.localeCompare(b.name));
+
+t.test('an older directory moves to the coding at open: raw values and rollup columns alike', async (t) => {
+  for (const table of ['datapoints_float', 'datapoints_float_1m', 'datapoints_float_1h']) await columnar.command(`DROP TABLE IF EXISTS ${table} SYNC`);
+  await columnar.command(OLD_RAW);
+  await columnar.command(oldRollup('datapoints_float_1m'));
+  await columnar.command(oldRollup('datapoints_float_1h'));
+  // Decimals and others over two hours, so minutes and hours both hold several rows.
+  const values = Array.from({ length: 7200 }, (_, i) => (i % 7 === 0 ? (i + 1) / 3 : Math.round(Math.sin(i / 100) * 20_000) / 1000));
+  const hour = Date.UTC(2024, 0, 10);
+  await writeOld(values, hour);
+  await columnar.command(oldFold('datapoints_float_1m', 60_000));
+  await columnar.command(oldFold('datapoints_float_1h', 3_600_000));
+  const before = await columnBits();
+  const store = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
+  t.same(codedColumns(), CODED, 'the move covers every coded column');
+  for (const [table, column] of CODED) {
+    t.same(await kindsOf(table, column), [{ name: column, kind: 'ALIAS' }, { name: `${column}_e`, kind: '' }, { name: `${column}_m`, kind: '' }], `${table}.${column} is the alias`);
+  }
+  t.same(await columnBits(), before, 'every value of every coded column the same double');
+  const minutes = (await store.aggregate('old', { seriesId: 7, valueType: 'FLOAT' }, { start: hour, end: hour + 7_200_000, granularity: '1m', aggregates: ['MIN', 'MAX', 'SUM'], limit: 1000 })).buckets;
+  t.equal(minutes.length, 120, 'the minute rows answer 1m reads');
+  const want = values.map((v, i) => (i % 2 === 0 ? -v : v));
+  const first = want.slice(0, 60);
+  t.same([minutes[0]?.min, minutes[0]?.max], [Math.min(...first), Math.max(...first)], 'the first minute\'s extremes');
+  await store.close();
+  const reopened = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
+  t.same(await columnBits(), before, 'a second open changes nothing');
+  await reopened.close();
+});
+
+t.test('a move stopped at any step resumes at open', async (t) => {
   const values = EDGES;
+  const [table, column] = ['datapoints_float', 'value'];
   const steps: [string, string[]][] = [
-    ['from the start', []],
-    ['after the columns were added', [ADD_CODED_COLUMNS_SQL]],
-    ['after they were written', [ADD_CODED_COLUMNS_SQL, MATERIALIZE_CODED_COLUMNS_SQL]],
-    ['after their defaults went', [ADD_CODED_COLUMNS_SQL, MATERIALIZE_CODED_COLUMNS_SQL, REMOVE_CODED_DEFAULTS_SQL]],
-    ['after the stored value was dropped', [ADD_CODED_COLUMNS_SQL, MATERIALIZE_CODED_COLUMNS_SQL, REMOVE_CODED_DEFAULTS_SQL, DROP_STORED_VALUE_SQL]],
+    ['after the parts were added', [addCodedColumnsSql(table, column)]],
+    ['after they were written', [addCodedColumnsSql(table, column), materializeCodedColumnsSql(table, column)]],
+    ['after their defaults went', [addCodedColumnsSql(table, column), materializeCodedColumnsSql(table, column), removeCodedDefaultsSql(table, column)]],
+    ['after the stored value was dropped', [addCodedColumnsSql(table, column), materializeCodedColumnsSql(table, column), removeCodedDefaultsSql(table, column), dropStoredColumnSql(table, column)]],
   ];
   for (const [name, done] of steps) {
     await columnar.command('DROP TABLE IF EXISTS datapoints_float SYNC');
-    await columnar.command(OLD_TABLE);
-    // Two parts, the second overwriting half of the first: FINAL must still pick the newer.
-    for (const [version, scale] of [[1, 1], [2, -1]] as const) {
-      const at = values.map((_, i) => i).filter((i) => version === 1 || i % 2 === 0);
-      await columnar.command(`INSERT INTO datapoints_float (tenant, series_id, ts, version, value)
-        SELECT 'old', 7, p.1, ${version}, reinterpret(p.2, 'Float64')
-        FROM (SELECT arrayJoin(arrayZip([${at.map((i) => T0 + i * 1000).join(', ')}], [${at.map((i) => `toUInt64(${bitsOf((values[i] as number) * scale)})`).join(', ')}])) AS p)`);
-    }
+    await columnar.command(OLD_RAW);
+    await writeOld(values);
     for (const sql of done) await columnar.command(sql);
     const store = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
-    const kinds = await columnar.query<{ name: string; kind: string }>(FLOAT_VALUE_COLUMNS_SQL);
-    t.same(kinds.sort((a, b) => a.name.localeCompare(b.name)), [{ name: 'value', kind: 'ALIAS' }, { name: 'value_e', kind: '' }, { name: 'value_m', kind: '' }], `${name}: value is the alias`);
+    t.same(await kindsOf(table, column), [{ name: 'value', kind: 'ALIAS' }, { name: 'value_e', kind: '' }, { name: 'value_m', kind: '' }], `${name}: value is the alias`);
     const { points } = await store.readRaw('old', { seriesId: 7, valueType: 'FLOAT' }, { start: T0, end: T0 + 3_600_000, limit: 1000 });
     const read = Array.from(points.float ?? []);
     const want = values.map((v, i) => (i % 2 === 0 ? -v : v));
     t.ok(read.length === want.length && want.every((v, i) => sameBits(v, read[i] as number)), `${name}: every value the same double`);
     await migrateFloatCoding(columnar);
-    t.same((await columnar.query(FLOAT_VALUE_COLUMNS_SQL)).length, 3, `${name}: a second open changes nothing`);
+    t.equal((await kindsOf(table, column)).length, 3, `${name}: a second move changes nothing`);
     await store.close();
   }
 });

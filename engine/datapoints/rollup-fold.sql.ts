@@ -1,7 +1,7 @@
 // SQL of the rollup fold (rollup-fold.ts). The fold is maintenance across tenants; every
 // statement still names the tenant in each OR-ed range, so no read or delete spans tenants
 // by accident. Range conditions are generated with bound values (ColumnarParams).
-import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+import { ROLLUP_BUCKET_MS, decimalTargets, type FamilyShape } from './families.ts';
 
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 
@@ -33,9 +33,27 @@ FROM ${table} FINAL
 WHERE (${bucketRanges}) AND point_count > 0`;
 }
 
-function rollupTargets(shape: FamilyShape): string {
-  const aggregateTargets = shape.foldAggregates ? 'value_sum, value_min, value_max, ' : '';
-  return `tenant, series_id, bucket, point_count, value_count, ${aggregateTargets}last_ts, ${shape.lastValueColumns.join(', ')}, computed_at`;
+/**
+ * The INSERT column list and SELECT list of rollup rows, given the select expressions of the
+ * key columns, of value_sum, value_min and value_max (none for TEXT), of last_ts and of the
+ * last value columns. A decimally stored column (families.ts codedRollupColumns) takes its
+ * integer and exponent.
+ */
+function rollupRows(shape: FamilyShape, keys: string, aggregates: readonly string[], lastTs: string, lasts: readonly string[], computedAt: string): { targets: string; select: string } {
+  const targets = ['tenant', 'series_id', 'bucket', 'point_count', 'value_count'];
+  const select = [keys];
+  const value = (column: string, expr: string) => {
+    const coded = shape.codedRollupColumns.includes(column) ? decimalTargets(column, expr) : { targets: [column], exprs: [expr] };
+    targets.push(...coded.targets);
+    select.push(...coded.exprs);
+  };
+  ['value_sum', 'value_min', 'value_max'].forEach((column, i) => { if (aggregates[i] !== undefined) value(column, aggregates[i] as string); });
+  targets.push('last_ts');
+  select.push(lastTs);
+  shape.lastValueColumns.forEach((column, i) => value(column, lasts[i] as string));
+  targets.push('computed_at');
+  select.push(computedAt);
+  return { targets: targets.join(', '), select: select.join(', ') };
 }
 
 /**
@@ -43,12 +61,12 @@ function rollupTargets(shape: FamilyShape): string {
  * rows) in the ranges recomputed from live raw points (FINAL dedup, tombstones applied).
  */
 export function foldFromRawSql(shape: FamilyShape, table: string, bucketMs: number, tsRanges: string): string {
-  const aggregates = shape.foldAggregates ? `${shape.foldAggregates}, ` : '';
-  const lastSources = shape.rawLastSources.map((source) => `argMax(${source}, ts)`).join(', ');
-  return `INSERT INTO ${table} (${rollupTargets(shape)})
+  const rows = rollupRows(shape, `tenant, series_id, ts - positiveModulo(ts, ${bucketMs}) AS fold_bucket, count(), ${shape.foldValueCount}`,
+    shape.foldAggregates, 'max(ts)', shape.rawLastSources.map((source) => `argMax(${source}, ts)`), '{computed_at:UInt64}');
+  return `INSERT INTO ${table} (${rows.targets})
 WITH (SELECT groupArray(tuple(tenant, series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
     WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones
-SELECT tenant, series_id, ts - positiveModulo(ts, ${bucketMs}) AS fold_bucket, count(), ${shape.foldValueCount}, ${aggregates}max(ts), ${lastSources}, {computed_at:UInt64}
+SELECT ${rows.select}
 FROM ${shape.rawTable} FINAL
 WHERE (${tsRanges})
   AND (empty(tombstones) OR NOT arrayExists(t -> t.1 = tenant AND t.2 = series_id AND ts >= t.3 AND ts < t.4 AND version <= t.5, tombstones))
@@ -61,12 +79,13 @@ GROUP BY tenant, series_id, fold_bucket`;
  * aggregating points (MIXED: a minute of text points has value_count = 0 and no extremes).
  */
 export function foldHoursFromMinutesSql(shape: FamilyShape, bucketRanges: string): string {
-  const aggregates = shape.foldAggregates
-    ? 'sum(value_sum), minIf(value_min, value_count > 0), maxIf(value_max, value_count > 0), '
-    : '';
-  const last = shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`).join(', ');
-  return `INSERT INTO ${shape.rollupTable} (${rollupTargets(shape)})
-SELECT tenant, series_id, bucket - positiveModulo(bucket, ${ROLLUP_BUCKET_MS}) AS fold_hour, sum(point_count), sum(value_count), ${aggregates}max(last_ts), ${last}, {computed_at:UInt64}
+  const aggregates = shape.foldAggregates.length > 0
+    ? ['sum(value_sum)', 'minIf(value_min, value_count > 0)', 'maxIf(value_max, value_count > 0)']
+    : [];
+  const rows = rollupRows(shape, `tenant, series_id, bucket - positiveModulo(bucket, ${ROLLUP_BUCKET_MS}) AS fold_hour, sum(point_count), sum(value_count)`,
+    aggregates, 'max(last_ts)', shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`), '{computed_at:UInt64}');
+  return `INSERT INTO ${shape.rollupTable} (${rows.targets})
+SELECT ${rows.select}
 FROM ${shape.minuteTable} FINAL
 WHERE (${bucketRanges}) AND point_count > 0
 GROUP BY tenant, series_id, fold_hour`;
