@@ -1,7 +1,8 @@
 // DDL of the data point tables (issue 3), applied idempotently when the store opens. Tenant
 // leads every ORDER BY. Every table syncs its parts on insert: a 2xx means durable (CONTRACT),
 // and a rollup row must be on disk before the dirty mark it resolves is removed.
-import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, decimalColumnDdl, type FamilyShape } from './families.ts';
+import { decimalColumnDdl } from './decimal-coding.ts';
+import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 
 /** fsync_after_insert: the part's files; fsync_part_directory: the part directory after the rename. */
 const DURABLE = 'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1';

@@ -1,7 +1,7 @@
 // SQL of the move of older FLOAT tables to the decimal coding (float-coding-migration.ts), for
-// one Float64 column of one table at a time. Names and expressions come from families.ts only.
+// one Float64 column of one table at a time. Expressions come from decimal-coding.ts only.
 import { assertIdentifier } from '../stores/columnar.ts';
-import { decimalColumnDdl, decimalTargets } from './families.ts';
+import { decimalColumnDdl, decimalTargets } from './decimal-coding.ts';
 
 /** The column and its coded parts, and how each is defined ('' stored, 'ALIAS', 'DEFAULT'). */
 export const CODED_COLUMN_KINDS_SQL = `SELECT name, default_kind AS kind FROM system.columns

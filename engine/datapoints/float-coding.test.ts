@@ -18,7 +18,7 @@ import { codedColumns, migrateFloatCoding } from './float-coding-migration.ts';
 import {
   CODED_COLUMN_KINDS_SQL, addCodedColumnsSql, codedColumnNames, dropStoredColumnSql, materializeCodedColumnsSql, removeCodedDefaultsSql,
 } from './float-coding-migration.sql.ts';
-import { RAW_BITS } from './families.ts';
+import { RAW_BITS } from './decimal-coding.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'float-coding-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,8 @@
 // SQL of the rollup fold (rollup-fold.ts). The fold is maintenance across tenants; every
 // statement still names the tenant in each OR-ed range, so no read or delete spans tenants
 // by accident. Range conditions are generated with bound values (ColumnarParams).
-import { ROLLUP_BUCKET_MS, decimalTargets, type FamilyShape } from './families.ts';
+import { decimalTargets } from './decimal-coding.ts';
+import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 

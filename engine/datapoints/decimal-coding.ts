@@ -1,0 +1,55 @@
+// The decimal coding of FLOAT values (issue 11, bytes per point), as SQL: the expressions that
+// store a double as an integer and an exponent, and the alias that gives it back. families.ts
+// uses it for FLOAT's raw and rollup columns; float-coding-migration.ts moves older tables to it.
+
+/**
+ * FLOAT values are stored decimally (issue 11, bytes per point): a double that is m / 10^e for
+ * an integer m below 2^53 and e one of DECIMAL_EXPONENTS (a sensor's "23.456" is 23456 and 3)
+ * keeps m and e, any other double (thirds, NaN, infinities, -0) its IEEE bits with e = RAW_BITS.
+ * Decoding divides m by 10^e in doubles, which IEEE rounds correctly, so it gives back the very
+ * double the check m / 10^e = v accepted: lossless for every value. Small integers that step
+ * slowly take T64 + ZSTD at ~1.3 bytes per point against 2.2 for the doubles' bytes under ZSTD
+ * (bench values at three decimals; bench/RESULTS.md, session 8).
+ *
+ * The exponent is the first of DECIMAL_EXPONENTS that fits, not the smallest: values printed
+ * at three decimals ("23.450", "23.400") would otherwise mix exponents 1, 2 and 3 and their
+ * integers three scales, which took 1.6 bytes per point instead of 1.3. Three decimals cover
+ * most sensors and every integer below 9e12; six the finer ones; 0 the integers up to 2^53.
+ */
+export const DECIMAL_EXPONENTS = [3, 6, 0] as const;
+export const RAW_BITS = 255;
+
+/** The exponent a double is stored with (RAW_BITS: its bits), as SQL over the double `v`. */
+export function decimalExponentSql(v: string): string {
+  const decimal = DECIMAL_EXPONENTS.map((e) => {
+    const scale = 10 ** e;
+    return `abs(${v}) < ${2 ** 53 / scale} AND round(${v} * ${scale}) / ${scale} = ${v}, ${e}`;
+  });
+  // -0 = 0 in SQL: its sign bit would be lost as the integer 0. NaN and infinities fail every test.
+  return `multiIf(${v} = 0 AND reinterpret(${v}, 'Int64') != 0, ${RAW_BITS}, ${decimal.join(', ')}, ${RAW_BITS})`;
+}
+
+/** The stored integer of a double, given its exponent's SQL. */
+export function decimalMantissaSql(v: string, exponent: string): string {
+  return `if(${exponent} = ${RAW_BITS}, reinterpret(${v}, 'Int64'), toInt64(round(${v} * intExp10(${exponent}))))`;
+}
+
+/** The double back from its stored integer and exponent. */
+export function decimalValueSql(mantissa: string, exponent: string): string {
+  return `if(${exponent} = ${RAW_BITS}, reinterpret(${mantissa}, 'Float64'), ${mantissa} / intExp10(${exponent}))`;
+}
+
+/** A Float64 column stored decimally: its integer, its exponent, and itself as the alias decoding them. */
+export function decimalColumnDdl(name: string): [name: string, typeAndCodec: string][] {
+  return [
+    [`${name}_m`, 'Int64 CODEC(T64, ZSTD(3))'],
+    [`${name}_e`, 'UInt8 CODEC(ZSTD(1))'],
+    [name, `Float64 ALIAS ${decimalValueSql(`${name}_m`, `${name}_e`)}`],
+  ];
+}
+
+/** A double expression written to a decimally stored column: its target columns and their expressions. */
+export function decimalTargets(name: string, expr: string): { targets: string[]; exprs: string[] } {
+  const exponent = decimalExponentSql(expr);
+  return { targets: [`${name}_m`, `${name}_e`], exprs: [decimalMantissaSql(expr, exponent), exponent] };
+}
