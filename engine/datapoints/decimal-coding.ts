@@ -53,3 +53,14 @@ export function decimalTargets(name: string, expr: string): { targets: string[];
   const exponent = decimalExponentSql(expr);
   return { targets: [`${name}_m`, `${name}_e`], exprs: [decimalMantissaSql(expr, exponent), exponent] };
 }
+
+/**
+ * The sum of a decimally stored column over a group: exact when every value shares a decimal
+ * exponent (their integers added, then one division: the double nearest the true sum, itself
+ * decimal, so it stores at the same exponent), else the doubles' sum. Summing the doubles of
+ * 60 three-decimal values lands off the decimal grid about every other minute and then stored
+ * at six decimals or as bits, which took minute sums from ~0.04 to 0.10 bytes per point.
+ */
+export function decimalSumSql(column: string): string {
+  return `if(min(${column}_e) = max(${column}_e) AND max(${column}_e) != ${RAW_BITS}, sum(toInt128(${column}_m)) / intExp10(max(${column}_e)), sum(${column}))`;
+}

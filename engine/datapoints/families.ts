@@ -2,7 +2,7 @@
 // family has its raw table, its minute and hourly rollups and its latest-point table, all with the same
 // layout apart from the value columns described here. Table and column names in SQL come
 // only from this file (STYLE §7: identifiers from a fixed allow-list).
-import { decimalColumnDdl, decimalTargets } from './decimal-coding.ts';
+import { decimalColumnDdl, decimalSumSql, decimalTargets } from './decimal-coding.ts';
 import type { ValueType } from './types.ts';
 
 export const FAMILIES = ['float', 'int', 'numeric', 'decimal32', 'text', 'mixed'] as const;
@@ -121,7 +121,7 @@ function numericShape(f: NumericFamily): FamilyShape {
     rawMinExpr: 'min(value)',
     rawMaxExpr: 'max(value)',
     foldValueCount: 'count()',
-    foldAggregates: [f.rawSumExpr, 'min(value)', 'max(value)'],
+    foldAggregates: [f.rawValue ? decimalSumSql('value') : f.rawSumExpr, 'min(value)', 'max(value)'],
     codedRollupColumns: f.rawValue ? ['value_sum', 'value_min', 'value_max', 'last_value'] : [],
     exactAggregates: f.exact,
     readSum: f.exact ? (column) => `toString(${f.scaledSum(column)})` : (column) => column,

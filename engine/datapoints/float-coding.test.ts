@@ -94,6 +94,25 @@ t.test('a store with the coding', async (t) => {
       'three decimals first (one scale for a sensor whose trailing zeros vary), then six, then whole numbers');
     t.same(rows.slice(5).map((r) => r.e), [RAW_BITS, RAW_BITS, RAW_BITS], 'a third, -0 and NaN keep their bits');
   });
+  await t.test('sums of decimals are exact and stay decimal in minute and hour rows', async (t) => {
+    const tenant = `t-${randomUUID()}`;
+    const hour = Date.UTC(2024, 0, 10);
+    // 0.1 + 0.2 + 0.3 is 0.6000000000000001 in doubles; a minute of 0.1 is 5.999999999999998.
+    const values = [0.1, 0.2, 0.3, ...Array.from({ length: 60 }, () => 0.1)];
+    const ts = Float64Array.from(values, (_, i) => hour + (i < 3 ? i * 1000 : 60_000 + (i - 3) * 1000));
+    await store.insert({ tenant, series: [{ seriesId: 424_242, valueType: 'FLOAT', timestampMs: ts, float: Float64Array.from(values) }], writeVersion: store.writeVersions.next() });
+    await store.runMaintenance({ includeHot: true });
+    const rows = await columnar.query<{ table: string; m: string; e: number }>(
+      `SELECT * FROM (
+         SELECT 'minute' AS table, toString(value_sum_m) AS m, value_sum_e AS e, bucket FROM datapoints_float_1m FINAL WHERE tenant = {tenant:String} AND point_count > 0
+         UNION ALL SELECT 'hour' AS table, toString(value_sum_m) AS m, value_sum_e AS e, bucket FROM datapoints_float_1h FINAL WHERE tenant = {tenant:String} AND point_count > 0)
+       ORDER BY table DESC, bucket`, { tenant });
+    t.same(rows.map(({ table, m, e }) => ({ table, m, e })), [
+      { table: 'minute', m: '600', e: 3 }, { table: 'minute', m: '6000', e: 3 }, { table: 'hour', m: '6600', e: 3 },
+    ], 'integers added, stored at three decimals');
+    const [minute, second] = (await store.aggregate(tenant, { seriesId: 424_242, valueType: 'FLOAT' }, { start: hour, end: hour + 120_000, granularity: '1m', aggregates: ['SUM'], limit: 10 })).buckets;
+    t.same([minute?.sum, second?.sum], [0.6, 6], 'the nearest doubles of the true sums');
+  });
   await store.close();
 });
 

@@ -1,7 +1,7 @@
 // SQL of the rollup fold (rollup-fold.ts). The fold is maintenance across tenants; every
 // statement still names the tenant in each OR-ed range, so no read or delete spans tenants
 // by accident. Range conditions are generated with bound values (ColumnarParams).
-import { decimalTargets } from './decimal-coding.ts';
+import { decimalSumSql, decimalTargets } from './decimal-coding.ts';
 import { ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
@@ -81,7 +81,7 @@ GROUP BY tenant, series_id, fold_bucket`;
  */
 export function foldHoursFromMinutesSql(shape: FamilyShape, bucketRanges: string): string {
   const aggregates = shape.foldAggregates.length > 0
-    ? ['sum(value_sum)', 'minIf(value_min, value_count > 0)', 'maxIf(value_max, value_count > 0)']
+    ? [shape.codedRollupColumns.includes('value_sum') ? decimalSumSql('value_sum') : 'sum(value_sum)', 'minIf(value_min, value_count > 0)', 'maxIf(value_max, value_count > 0)']
     : [];
   const rows = rollupRows(shape, `tenant, series_id, bucket - positiveModulo(bucket, ${ROLLUP_BUCKET_MS}) AS fold_hour, sum(point_count), sum(value_count)`,
     aggregates, 'max(last_ts)', shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`), '{computed_at:UInt64}');
