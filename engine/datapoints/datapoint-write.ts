@@ -92,7 +92,7 @@ export function dirtyRuns(timestampMs: Float64Array): [number, number][] {
   return bucketRuns(timestampMs, ROLLUP_BUCKET_MS);
 }
 
-interface FamilyRows {
+export interface FamilyRows {
   tenants: string[];
   /** [tenant index (1-based), points, version] per series, in insert order. */
   parts: { tenantIndex: number; points: SeriesPoints; version: bigint }[];
@@ -113,22 +113,25 @@ function groupByFamily(batches: readonly IngestBatch[]): Map<Family, FamilyRows>
       group.pointCount += points.timestampMs.length;
     }
   }
-  for (const group of groups.values()) group.parts.sort((a, b) => comparePartsBySortKey(group, a, b));
+  for (const group of groups.values()) sortBySortKey(group);
   return groups;
 }
 
 /**
  * Parts in the table's sort order (tenant, series, first timestamp): a group commit joins
  * requests in arrival order, and a block that is already sorted spares the engine its sort
- * on insert. Row order does not decide anything: the write version does.
+ * on insert. Row order does not decide anything: the write version does. Tenants are ranked
+ * once, so the comparator compares numbers only (a gateway commit sorts ~40,000 parts: with
+ * two tenant strings per comparison the sort took 10-30 ms of the event loop).
  */
-function comparePartsBySortKey(group: FamilyRows, a: FamilyRows['parts'][number], b: FamilyRows['parts'][number]): number {
-  if (a.tenantIndex !== b.tenantIndex) {
-    const tenantA = group.tenants[a.tenantIndex - 1] as string;
-    const tenantB = group.tenants[b.tenantIndex - 1] as string;
-    return tenantA < tenantB ? -1 : 1;
-  }
-  return a.points.seriesId - b.points.seriesId || (a.points.timestampMs[0] as number) - (b.points.timestampMs[0] as number) || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0);
+export function sortBySortKey(group: FamilyRows): void {
+  const order = group.tenants.map((_, i) => i).sort((a, b) => ((group.tenants[a] as string) < (group.tenants[b] as string) ? -1 : 1));
+  const rank = new Int32Array(group.tenants.length + 1);
+  order.forEach((index, position) => { rank[index + 1] = position; });
+  group.parts.sort((a, b) => (rank[a.tenantIndex] as number) - (rank[b.tenantIndex] as number)
+    || a.points.seriesId - b.points.seriesId
+    || (a.points.timestampMs[0] as number) - (b.points.timestampMs[0] as number)
+    || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
 }
 
 function concatText(parts: readonly SeriesPoints[], pick: (p: SeriesPoints) => readonly string[]): string[] {
@@ -182,12 +185,14 @@ function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): I
   return columns;
 }
 
-async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined): Promise<void> {
+async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined, yielding: boolean): Promise<void> {
   const shape = FAMILY_SHAPES[family];
   // The insert's columns in reused memory (slab-pool.ts), free again once the engine has the part.
   const slab = slabs?.acquire(familyColumnBytes(group));
   try {
-    await insertFamilyColumns(store, shape, group, familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false })));
+    const columns = familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false }));
+    if (yielding) await yieldToIo();
+    await insertFamilyColumns(store, shape, group, columns);
   } finally {
     slab?.release();
   }
@@ -268,10 +273,30 @@ export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly Di
  * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
  * With `slabs`, the insert's columns are carved out of pooled memory.
  */
+/**
+ * Points from which an insert lets waiting I/O run between its synchronous steps (checks, the
+ * sort, each family's columns). A gateway's group commit of ~400,000 points held the event loop
+ * for 20-70 ms in one piece, and every read arriving meanwhile waited for all of it
+ * (bench/RESULTS.md, session 8).
+ */
+const YIELDING_INSERT_POINTS = 50_000;
+
+/** One turn of the event loop: I/O callbacks waiting behind the insert (a read, an acknowledgement) run first. */
+function yieldToIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
-  for (const batch of batches) assertIngestBatch(batch);
+  let points = 0;
+  for (const batch of batches) {
+    assertIngestBatch(batch);
+    for (const series of batch.series) points += series.timestampMs.length;
+  }
+  const yielding = points >= YIELDING_INSERT_POINTS;
+  if (yielding) await yieldToIo();
   const groups = groupByFamily(batches);
-  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs)));
+  if (yielding) await yieldToIo();
+  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs, yielding)));
 }
 
 /**
