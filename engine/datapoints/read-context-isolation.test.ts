@@ -173,7 +173,7 @@ t.test('contexts reloaded at open give the same answers', async (t) => {
   await store.close();
   store = await open(counts);
   const m = await measure(answers);
-  const sortContext = (a: (typeof before)[number]) => ({ ...a, context: { dirty: [...(a.context?.dirty ?? [])].sort((x, y) => x[0] - y[0]), tombstones: a.context?.tombstones } });
+  const sortContext = (a: (typeof before)[number]) => ({ ...a, context: { dirty: [...(a.context?.dirty ?? [])].sort((x, y) => x[0] - y[0] || x[1] - y[1]), tombstones: a.context?.tombstones } });
   t.same(m.result.map(sortContext), before.map(sortContext), 'same contexts and answers after reopening');
   t.equal(m.context, 0, 'no context statement after reopening');
   for (const ref of refs) t.same(await store.latest(tenant, [ref]), await latest(store.columnar, tenant, [ref]), `latest of ${ref.seriesId} as uncached`);
