@@ -270,10 +270,6 @@ export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly Di
 }
 
 /**
- * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
- * With `slabs`, the insert's columns are carved out of pooled memory.
- */
-/**
  * Points from which an insert lets waiting I/O run between its synchronous steps (checks, the
  * sort, each family's columns). A gateway's group commit of ~400,000 points held the event loop
  * for 20-70 ms in one piece, and every read arriving meanwhile waited for all of it
@@ -286,6 +282,10 @@ function yieldToIo(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
+ * With `slabs`, the insert's columns are carved out of pooled memory.
+ */
 export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
   let points = 0;
   for (const batch of batches) {
