@@ -12,7 +12,7 @@ import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './float-coding-migration.ts';
-import { dirtyRangesOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import { DirtyRangeCollector, insertTurns, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
@@ -138,22 +138,29 @@ export class DatapointStore {
   async insertMany(batches: readonly IngestBatch[]): Promise<void> {
     this.insertsInFlight++;
     this.insertEpoch++;
-    const wasBulk = this.load.isBulk();
-    let points = 0;
-    for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
-    this.load.note(points);
-    // The first commit of a bulk load stops merges at once rather than at the next round.
-    if (!wasBulk && this.load.isBulk()) void this.merges?.update();
-    if (this.load.isBulk()) {
-      this.foldAfterMerges = true;
-      this.watchBulkEnd();
-    }
-    const series = this.contexts ? batches.flatMap((b) => b.series.map((p): [string, number] => [b.tenant, p.seriesId])) : [];
-    // One computation of the marks for the table and for memory (a hot path: every group commit).
-    const dirty = dirtyRangesOf(batches);
     try {
+      const wasBulk = this.load.isBulk();
+      let points = 0;
+      for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
+      this.load.note(points);
+      // The first commit of a bulk load stops merges at once rather than at the next round.
+      if (!wasBulk && this.load.isBulk()) void this.merges?.update();
+      if (this.load.isBulk()) {
+        this.foldAfterMerges = true;
+        this.watchBulkEnd();
+      }
+      // A gateway's commit holds ~40,000 series entries: its work goes in slices (event-loop-turns.ts).
+      const turns = insertTurns(points);
+      const series: [string, number][] = [];
+      // One computation of the marks for the table and for memory (a hot path: every group commit).
+      const dirty = new DirtyRangeCollector();
+      for (const batch of batches) {
+        await turns?.maybe();
+        if (this.contexts) for (const p of batch.series) series.push([batch.tenant, p.seriesId]);
+        dirty.add(batch);
+      }
       // Marked in memory before any point is written: a read never finds the points without their marks.
-      await this.follower.write(series, dirty, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty));
+      await this.follower.write(series, dirty.ranges, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty.ranges, turns));
     } finally {
       this.insertsInFlight--;
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../stores/columnar.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
+import { EventLoopTurns } from '../scheduling/event-loop-turns.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family, type FamilyShape } from './families.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
@@ -25,21 +26,23 @@ export interface DirtyRange {
   markedAtMicros?: bigint;
 }
 
+// The checks below run for every series of every write (a gateway's group commit: ~40,000):
+// their messages are built only on failure.
+
 function assertColumn(name: string, column: { length: number } | undefined, length: number, seriesId: number): void {
-  assert.ok(column !== undefined, `series ${seriesId}: the ${name} column is missing`);
-  assert.equal(column.length, length, `series ${seriesId}: the ${name} column has ${column.length} entries, expected ${length}`);
+  if (column === undefined) assert.fail(`series ${seriesId}: the ${name} column is missing`);
+  if (column.length !== length) assert.fail(`series ${seriesId}: the ${name} column has ${column.length} entries, expected ${length}`);
 }
 
 /** STYLE §6: the write path refuses a batch that breaks an invariant of types.ts. */
 export function assertSeriesPoints(points: SeriesPoints): void {
   const { seriesId, timestampMs } = points;
-  assert.ok(Number.isSafeInteger(seriesId) && seriesId > 0, `series id ${seriesId} is not a positive safe integer`);
+  if (!(Number.isSafeInteger(seriesId) && seriesId > 0)) assert.fail(`series id ${seriesId} is not a positive safe integer`);
   const length = timestampMs.length;
-  // The message is built only on failure: this loop runs for every point.
   for (let i = 1; i < length; i++) {
     if (!((timestampMs[i] as number) > (timestampMs[i - 1] as number))) assert.fail(`series ${seriesId}: timestamps not strictly ascending at index ${i}`);
   }
-  if (length > 0) assert.ok(Number.isSafeInteger(timestampMs[0]) && Number.isSafeInteger(timestampMs[length - 1]), `series ${seriesId}: timestamps must be integers`);
+  if (length > 0 && !(Number.isSafeInteger(timestampMs[0]) && Number.isSafeInteger(timestampMs[length - 1]))) assert.fail(`series ${seriesId}: timestamps must be integers`);
   switch (familyOf(points.valueType)) {
     case 'float': assertColumn('float', points.float, length, seriesId); break;
     case 'int': assertColumn('bigint', points.bigint, length, seriesId); break;
@@ -99,9 +102,10 @@ export interface FamilyRows {
   pointCount: number;
 }
 
-function groupByFamily(batches: readonly IngestBatch[]): Map<Family, FamilyRows> {
+async function groupByFamily(batches: readonly IngestBatch[], turns: EventLoopTurns | undefined): Promise<Map<Family, FamilyRows>> {
   const groups = new Map<Family, FamilyRows>();
   for (const batch of batches) {
+    await turns?.maybe();
     for (const points of batch.series) {
       if (points.timestampMs.length === 0) continue;
       const family = familyOf(points.valueType);
@@ -113,7 +117,10 @@ function groupByFamily(batches: readonly IngestBatch[]): Map<Family, FamilyRows>
       group.pointCount += points.timestampMs.length;
     }
   }
-  for (const group of groups.values()) sortBySortKey(group);
+  for (const group of groups.values()) {
+    await turns?.maybe();
+    sortBySortKey(group);
+  }
   return groups;
 }
 
@@ -134,9 +141,9 @@ export function sortBySortKey(group: FamilyRows): void {
     || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
 }
 
-function concatText(parts: readonly SeriesPoints[], pick: (p: SeriesPoints) => readonly string[]): string[] {
+function concatText(texts: readonly (readonly string[])[]): string[] {
   const out: string[] = [];
-  for (const part of parts) for (const value of pick(part)) out.push(value);
+  for (const text of texts) for (const value of text) out.push(value);
   return out;
 }
 
@@ -145,8 +152,17 @@ function familyColumnBytes(group: FamilyRows): number {
   return ColumnArena.bytesFor([8, 8, 8, 8, 4, 1].map((width) => width * group.pointCount));
 }
 
+/** Parts between two looks at the slice's clock while the columns are filled. */
+const PARTS_PER_CHECK = 512;
+/**
+ * Up to this many points a part's entries are copied one by one: a gateway's parts hold ~10,
+ * and five fill()/set() calls per part cost more than the copying (5.9 against 2.7 ms for
+ * 40,000 parts of 10 points, Node 20).
+ */
+const SHORT_PART_POINTS = 32;
+
 /** The Arrow columns of one family's rows: keys, version, then the family's value columns (every entry written). */
-function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): InsertColumn[] {
+async function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena, turns: EventLoopTurns | undefined): Promise<InsertColumn[]> {
   const n = group.pointCount;
   const several = group.tenants.length > 1;
   const seriesId = arena.float64(n);
@@ -157,15 +173,33 @@ function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): I
   const tenantIndex = several ? arena.int32(n) : undefined;
   const isText = family === 'mixed' ? arena.uint8(n) : undefined;
   let at = 0;
-  for (const { tenantIndex: index, points, version: v } of group.parts) {
+  const parts = group.parts;
+  for (let p = 0; p < parts.length; p++) {
+    if (turns && p % PARTS_PER_CHECK === 0 && turns.due()) await turns.turn();
+    const { tenantIndex: index, points, version: v } = parts[p] as FamilyRows['parts'][number];
     const length = points.timestampMs.length;
-    tenantIndex?.fill(index, at, at + length);
-    seriesId.fill(points.seriesId, at, at + length);
-    version.fill(v, at, at + length);
-    ts.set(points.timestampMs, at);
-    if (float) float.set(points.float as Float64Array, at);
-    if (integer) integer.set((family === 'int' ? points.bigint : points.scaled) as BigInt64Array, at);
-    if (isText) isText.set(points.isText as Uint8Array, at);
+    const values = family === 'int' ? points.bigint : points.scaled;
+    if (length <= SHORT_PART_POINTS) {
+      const id = points.seriesId;
+      const times = points.timestampMs;
+      for (let k = 0; k < length; k++) {
+        seriesId[at + k] = id;
+        ts[at + k] = times[k] as number;
+        version[at + k] = v;
+      }
+      if (tenantIndex) for (let k = 0; k < length; k++) tenantIndex[at + k] = index;
+      if (float) for (let k = 0, from = points.float as Float64Array; k < length; k++) float[at + k] = from[k] as number;
+      if (integer) for (let k = 0, from = values as BigInt64Array; k < length; k++) integer[at + k] = from[k] as bigint;
+      if (isText) for (let k = 0, from = points.isText as Uint8Array; k < length; k++) isText[at + k] = from[k] as number;
+    } else {
+      tenantIndex?.fill(index, at, at + length);
+      seriesId.fill(points.seriesId, at, at + length);
+      version.fill(v, at, at + length);
+      ts.set(points.timestampMs, at);
+      if (float) float.set(points.float as Float64Array, at);
+      if (integer) integer.set(values as BigInt64Array, at);
+      if (isText) isText.set(points.isText as Uint8Array, at);
+    }
     at += length;
   }
   const columns: InsertColumn[] = [
@@ -174,24 +208,25 @@ function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena): I
     { name: 'version', type: 'Int64', data: version },
   ];
   if (tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
-  const parts = group.parts.map((p) => p.points);
+  const texts = () => parts.map((p) => p.points.text as string[]);
   if (float) columns.push({ name: 'value', type: 'Float64', data: float });
   if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
-  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(parts, (p) => p.text as string[]) });
+  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(texts()) });
   if (family === 'mixed') {
-    columns.push({ name: 'text', type: 'String', data: concatText(parts, (p) => p.text as string[]) });
+    columns.push({ name: 'text', type: 'String', data: concatText(texts()) });
     columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
   }
   return columns;
 }
 
-async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined, yielding: boolean): Promise<void> {
+async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined, turns: EventLoopTurns | undefined): Promise<void> {
   const shape = FAMILY_SHAPES[family];
   // The insert's columns in reused memory (slab-pool.ts), free again once the engine has the part.
   const slab = slabs?.acquire(familyColumnBytes(group));
   try {
-    const columns = familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false }));
-    if (yielding) await yieldToIo();
+    const columns = await familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false }), turns);
+    // chdb registers the columns synchronously (~16 ms for 400,000 rows): on a fresh slice.
+    if (turns) await turns.turn();
     await insertFamilyColumns(store, shape, group, columns);
   } finally {
     slab?.release();
@@ -221,27 +256,46 @@ async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, gro
  * looked up per tenant and series by number, not by a string key built per entry.
  */
 export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
-  const out: DirtyRange[] = [];
+  const collector = new DirtyRangeCollector();
+  for (const batch of batches) collector.add(batch);
+  return collector.ranges;
+}
+
+/** dirtyRangesOf one batch at a time (a group commit gives the event loop turns between them). */
+export class DirtyRangeCollector {
+  readonly ranges: DirtyRange[] = [];
   // tenant -> series -> beginMs -> the ranges starting there (one, but for other ends or families)
-  const byTenant = new Map<string, Map<number, Map<number, DirtyRange[]>>>();
-  for (const batch of batches) {
-    let bySeries = byTenant.get(batch.tenant);
-    if (!bySeries) byTenant.set(batch.tenant, (bySeries = new Map()));
+  private readonly byTenant = new Map<string, Map<number, Map<number, DirtyRange[]>>>();
+
+  add(batch: IngestBatch): void {
+    let bySeries = this.byTenant.get(batch.tenant);
+    if (!bySeries) this.byTenant.set(batch.tenant, (bySeries = new Map()));
     for (const points of batch.series) {
       const family = familyOf(points.valueType);
       let byBegin = bySeries.get(points.seriesId);
       if (!byBegin) bySeries.set(points.seriesId, (byBegin = new Map()));
-      for (const [beginMs, endMs] of dirtyRuns(points.timestampMs)) {
-        let known = byBegin.get(beginMs);
-        if (!known) byBegin.set(beginMs, (known = []));
-        else if (known.some((r) => r.endMs === endMs && r.family === family)) continue;
-        const range: DirtyRange = { tenant: batch.tenant, seriesId: points.seriesId, family, beginMs, endMs };
-        known.push(range);
-        out.push(range);
+      const timestampMs = points.timestampMs;
+      // One hour holds every point (a gateway's 10 s): its one run, without dirtyRuns' arrays.
+      const length = timestampMs.length;
+      if (length > 0 && floorTo(timestampMs[0] as number, ROLLUP_BUCKET_MS) === floorTo(timestampMs[length - 1] as number, ROLLUP_BUCKET_MS)) {
+        const beginMs = floorTo(timestampMs[0] as number, ROLLUP_BUCKET_MS);
+        this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, beginMs + ROLLUP_BUCKET_MS);
+        continue;
       }
+      for (const [beginMs, endMs] of dirtyRuns(timestampMs)) this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, endMs);
     }
   }
-  return out;
+
+  private note(tenant: string, seriesId: number, family: Family, byBegin: Map<number, DirtyRange[]>, beginMs: number, endMs: number): void {
+    let known = byBegin.get(beginMs);
+    if (!known) byBegin.set(beginMs, (known = []));
+    else {
+      for (const r of known) if (r.endMs === endMs && r.family === family) return;
+    }
+    const range: DirtyRange = { tenant, seriesId, family, beginMs, endMs };
+    known.push(range);
+    this.ranges.push(range);
+  }
 }
 
 /**
@@ -270,33 +324,36 @@ export async function writeDirtyRanges(store: ColumnarStore, ranges: readonly Di
 }
 
 /**
- * Points from which an insert lets waiting I/O run between its synchronous steps (checks, the
- * sort, each family's columns). A gateway's group commit of ~400,000 points held the event loop
- * for 20-70 ms in one piece, and every read arriving meanwhile waited for all of it
- * (bench/RESULTS.md, session 8).
+ * Points from which an insert's synchronous work is cut into slices (event-loop-turns.ts): a
+ * gateway's group commit of ~400,000 points held the event loop for 45-80 ms at a time, and a
+ * read arriving meanwhile waited for all of it (bench/RESULTS.md, sessions 8 and 9). Smaller
+ * inserts finish within a slice anyway.
  */
-const YIELDING_INSERT_POINTS = 50_000;
+export const SLICED_INSERT_POINTS = 50_000;
 
-/** One turn of the event loop: I/O callbacks waiting behind the insert (a read, an acknowledgement) run first. */
-function yieldToIo(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** Slices for an insert of `points` points, or none when it is small. */
+export function insertTurns(points: number): EventLoopTurns | undefined {
+  return points >= SLICED_INSERT_POINTS ? new EventLoopTurns() : undefined;
+}
+
+function pointCountOf(batches: readonly IngestBatch[]): number {
+  let points = 0;
+  for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
+  return points;
 }
 
 /**
  * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
- * With `slabs`, the insert's columns are carved out of pooled memory.
+ * With `slabs`, the insert's columns are carved out of pooled memory. `turns`: the slices of
+ * the caller's job (default: insertTurns of the batches' points).
  */
-export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool): Promise<void> {
-  let points = 0;
+export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, turns = insertTurns(pointCountOf(batches))): Promise<void> {
   for (const batch of batches) {
+    await turns?.maybe();
     assertIngestBatch(batch);
-    for (const series of batch.series) points += series.timestampMs.length;
   }
-  const yielding = points >= YIELDING_INSERT_POINTS;
-  if (yielding) await yieldToIo();
-  const groups = groupByFamily(batches);
-  if (yielding) await yieldToIo();
-  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs, yielding)));
+  const groups = await groupByFamily(batches, turns);
+  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs, turns)));
 }
 
 /**
@@ -308,13 +365,14 @@ export async function insertPoints(store: ColumnarStore, batches: readonly Inges
  */
 export async function writeBatches(
   store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, gate?: MarkOrderGate, ranges: readonly DirtyRange[] = dirtyRangesOf(batches),
+  turns = insertTurns(pointCountOf(batches)),
 ): Promise<void> {
   if (!gate) {
-    await insertPoints(store, batches, slabs);
+    await insertPoints(store, batches, slabs, turns);
     await writeDirtyRanges(store, ranges);
     return;
   }
   await gate.insert(async () => {
-    await Promise.all([insertPoints(store, batches, slabs), writeDirtyRanges(store, ranges)]);
+    await Promise.all([insertPoints(store, batches, slabs, turns), writeDirtyRanges(store, ranges)]);
   });
 }
