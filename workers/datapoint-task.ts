@@ -7,7 +7,11 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
+import { lowerWorkerThreadPriority, PARSE_WORKER_NICE } from './thread-priority.ts';
 import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireNumberArrays, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
+
+// Run by each worker as it loads the task (the event loop also imports this module: a no-op there).
+lowerWorkerThreadPriority(PARSE_WORKER_NICE);
 
 /** What the handler guesses about the series (engine/ingest/target-hints.ts), by hintKey. */
 export interface SeriesHints {
