@@ -151,16 +151,15 @@ export class DatapointStore {
       }
       // A gateway's commit holds ~40,000 series entries: its work goes in slices (event-loop-turns.ts).
       const turns = insertTurns(points);
-      const series: [string, number][] = [];
-      // One computation of the marks for the table and for memory (a hot path: every group commit).
+      // One computation of the marks for the table and for memory (a hot path: every group
+      // commit), and of the series written, each once however many requests carried it.
       const dirty = new DirtyRangeCollector();
       for (const batch of batches) {
         await turns?.maybe();
-        if (this.contexts) for (const p of batch.series) series.push([batch.tenant, p.seriesId]);
         dirty.add(batch);
       }
       // Marked in memory before any point is written: a read never finds the points without their marks.
-      await this.follower.write(series, dirty.ranges, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty.ranges, turns));
+      await this.follower.write(dirty.series, dirty.ranges, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty.ranges, turns));
     } finally {
       this.insertsInFlight--;
     }

@@ -264,6 +264,8 @@ export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
 /** dirtyRangesOf one batch at a time (a group commit gives the event loop turns between them). */
 export class DirtyRangeCollector {
   readonly ranges: DirtyRange[] = [];
+  /** Each (tenant, series) of the batches once, in the order first seen (a gateway commit: ~1,000 of ~40,000 entries). */
+  readonly series: [tenant: string, seriesId: number][] = [];
   // tenant -> series -> beginMs -> the ranges starting there (one, but for other ends or families)
   private readonly byTenant = new Map<string, Map<number, Map<number, DirtyRange[]>>>();
 
@@ -273,7 +275,10 @@ export class DirtyRangeCollector {
     for (const points of batch.series) {
       const family = familyOf(points.valueType);
       let byBegin = bySeries.get(points.seriesId);
-      if (!byBegin) bySeries.set(points.seriesId, (byBegin = new Map()));
+      if (!byBegin) {
+        bySeries.set(points.seriesId, (byBegin = new Map()));
+        this.series.push([batch.tenant, points.seriesId]);
+      }
       const timestampMs = points.timestampMs;
       // One hour holds every point (a gateway's 10 s): its one run, without dirtyRuns' arrays.
       const length = timestampMs.length;

@@ -1,12 +1,13 @@
 // Goal: dirtyRangesOf finds every (tenant, series, family, hour run) of a group commit's
 // batches exactly once, in the order first seen, whatever repeats across requests: the same
 // series in many requests, the same series id under two tenants or two families, runs
-// sharing a start with different ends. Method: fast-check against a plain statement of the
+// sharing a start with different ends; and the collector names each (tenant, series) once,
+// in the order first seen (the series a commit writes, for the read contexts). Method: fast-check against a plain statement of the
 // rule (a string key per range), over random batches of sorted timestamps.
 import fc from 'fast-check';
 import t from 'tap';
 import { familyOf } from './families.ts';
-import { dirtyRangesOf, dirtyRuns, type DirtyRange } from './datapoint-write.ts';
+import { DirtyRangeCollector, dirtyRangesOf, dirtyRuns, type DirtyRange } from './datapoint-write.ts';
 import type { IngestBatch, SeriesPoints, ValueType } from './types.ts';
 
 const HOUR = 3_600_000;
@@ -41,6 +42,11 @@ const batch = fc.record({ tenant: fc.constantFrom('acme', 'globex'), series: fc.
 t.test('every range once, in the order first seen', async (t) => {
   fc.assert(fc.property(fc.array(batch, { maxLength: 12 }), (batches) => {
     t.same(dirtyRangesOf(batches), expected(batches));
+    const collector = new DirtyRangeCollector();
+    for (const b of batches) collector.add(b);
+    const pairs = new Map<string, [string, number]>();
+    for (const b of batches) for (const p of b.series) if (!pairs.has(`${b.tenant}/${p.seriesId}`)) pairs.set(`${b.tenant}/${p.seriesId}`, [b.tenant, p.seriesId]);
+    t.same(collector.series, [...pairs.values()]);
   }), { numRuns: 500 });
 });
 
