@@ -3,7 +3,7 @@
 // points when start is omitted, per-item cursor paging without loss or duplicates, top-level
 // defaults; AVG/MIN/MAX/COUNT/SUM in UTC-aligned 1m/1h/1d buckets where overwritten and
 // deleted points never count; exact BIGINT and decimal aggregates; TEXT COUNT only; MIXED
-// numeric points only; the 400s and 404s.
+// numeric points only; the 400s and 404s; small answers with Content-Length, large ones chunked.
 // Method: one real server in this process, a fresh tenant per test. The aggregate test keeps
 // an independent model (a Map per series) of seeded random writes, overwrites and deletes,
 // computes every bucket in plain JS and compares whole answers after each phase, before and
@@ -66,6 +66,23 @@ t.test('raw: start inclusive, end exclusive; omitted start gives the most recent
   await check('a range before every point', { start: T0 - 10_000, end: T0 }, []);
   const empty = await list(t, token, { items: [{ externalId: 'empty' }] });
   t.strictSame(empty.body.items, [{ id: empty.body.items[0].id, externalId: 'empty', valueType: 'FLOAT', datapoints: [] }], 'a series without points: empty datapoints, no cursor');
+});
+
+t.test('a small answer goes with Content-Length in one piece, a large page chunked', async (t) => {
+  const { token } = tenant();
+  await createSeries(srv, token, [{ externalId: 's', valueType: 'FLOAT' }]);
+  const all = pts(20_000);
+  await insert(t, token, [{ externalId: 's', datapoints: all }]);
+  const small = await list(t, token, { items: [{ externalId: 's', start: T0, end: T0 + 10_000 }] });
+  t.equal(small.status, 200);
+  t.equal(small.headers.get('content-length'), String(Buffer.byteLength(small.text)), 'Content-Length: the whole body');
+  t.equal(small.headers.get('transfer-encoding'), null, 'not chunked');
+  t.strictSame(small.body.items[0].datapoints, all.slice(0, 10));
+  // 20,000 points are ~800 KB: past the joined answer's bound, sent as the chunks they are.
+  const large = await list(t, token, { items: [{ externalId: 's', start: T0, limit: 20_000 }] });
+  t.equal(large.status, 200);
+  t.equal(large.headers.get('transfer-encoding'), 'chunked', 'chunked');
+  t.strictSame(large.body.items[0].datapoints, all, 'every point');
 });
 
 t.test('raw paging: 2,500 points with limit 1000, no loss, no duplicates, per item', async (t) => {

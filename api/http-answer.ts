@@ -56,11 +56,20 @@ export function send(res: HttpResponse, state: ResponseState, reply: Reply | Err
   });
 }
 
+/** Chunks up to this many bytes in all go as one body with Content-Length (one copy, one write). */
+const JOINED_ANSWER_BYTES_MAX = 256 * 1024;
+
 /**
  * One answer from several chunks (chunked transfer encoding): write() hands each to uWS,
  * which sends what the socket takes and keeps the rest until it drains; end() closes it.
  */
 function endWithChunks(res: HttpResponse, chunks: readonly Uint8Array[], closeConnection: boolean): void {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.byteLength;
+  if (total <= JOINED_ANSWER_BYTES_MAX) {
+    res.end(Buffer.concat(chunks, total), closeConnection);
+    return;
+  }
   const nonEmpty = chunks.filter((chunk) => chunk.byteLength > 0);
   for (let i = 0; i < nonEmpty.length - 1; i++) res.write(nonEmpty[i] as Uint8Array);
   res.end(nonEmpty[nonEmpty.length - 1] ?? '', closeConnection);
