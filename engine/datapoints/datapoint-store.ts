@@ -12,7 +12,7 @@ import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './float-coding-migration.ts';
-import { DirtyRangeCollector, insertTurns, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import { DirtyRangeCollector, insertTurns, pointCountOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
@@ -140,8 +140,7 @@ export class DatapointStore {
     this.insertEpoch++;
     try {
       const wasBulk = this.load.isBulk();
-      let points = 0;
-      for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
+      const points = pointCountOf(batches);
       this.load.note(points);
       // The first commit of a bulk load stops merges at once rather than at the next round.
       if (!wasBulk && this.load.isBulk()) void this.merges?.update();

@@ -279,15 +279,7 @@ export class DirtyRangeCollector {
         bySeries.set(points.seriesId, (byBegin = new Map()));
         this.series.push([batch.tenant, points.seriesId]);
       }
-      const timestampMs = points.timestampMs;
-      // One hour holds every point (a gateway's 10 s): its one run, without dirtyRuns' arrays.
-      const length = timestampMs.length;
-      if (length > 0 && floorTo(timestampMs[0] as number, ROLLUP_BUCKET_MS) === floorTo(timestampMs[length - 1] as number, ROLLUP_BUCKET_MS)) {
-        const beginMs = floorTo(timestampMs[0] as number, ROLLUP_BUCKET_MS);
-        this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, beginMs + ROLLUP_BUCKET_MS);
-        continue;
-      }
-      for (const [beginMs, endMs] of dirtyRuns(timestampMs)) this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, endMs);
+      for (const [beginMs, endMs] of dirtyRuns(points.timestampMs)) this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, endMs);
     }
   }
 
@@ -341,7 +333,8 @@ export function insertTurns(points: number): EventLoopTurns | undefined {
   return points >= SLICED_INSERT_POINTS ? new EventLoopTurns() : undefined;
 }
 
-function pointCountOf(batches: readonly IngestBatch[]): number {
+/** The points of a group commit's batches. */
+export function pointCountOf(batches: readonly IngestBatch[]): number {
   let points = 0;
   for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
   return points;
