@@ -151,7 +151,8 @@ export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Me
         }),
         metric(`${name}-p90`, `${label.slice(0, 2)} p90`, 'ms', 'lower', VARIED_TARGETS[name], (r) => {
           const v = r.varied[name];
-          return v && { value: v.p90Ms, runCount: v.runCount, checked: !v.problem };
+          const warmup = v?.warmup && `its ${v.warmup.count} warm-up picks before (the first after the load): median ${v.warmup.medianMs.toFixed(2)} ms, p90 ${v.warmup.p90Ms.toFixed(2)} ms`;
+          return v && { value: v.p90Ms, runCount: v.runCount, checked: !v.problem, ...(warmup ? { note: warmup } : {}) };
         }),
       ];
     }) : []),
@@ -180,7 +181,7 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[], issu
   if (!issue11) return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
   const { variedSize, seed, plan, loadRuns } = issue11;
   notes.push(
-    `V1-V5: seed ${seed}; ${variedSize.pickCount} picks each after ${variedSize.warmupCount} warm-up, no pick repeated within the run, the same picks on every system; median in the row (p99 beside it), p90 in the row below; VictoriaMetrics asked with nocache=1; InfluxDB is not asked V1-V5 nor the load rows (VictoriaMetrics is the reference)`,
+    `V1-V5: seed ${seed}; ${variedSize.pickCount} picks each after ${variedSize.warmupCount} warm-up picks (their median and p90 in the notes), no pick repeated within the run, the same picks on every system; median in the row (p99 beside it), p90 in the row below; VictoriaMetrics asked with nocache=1; InfluxDB is not asked V1-V5 nor the load rows (VictoriaMetrics is the reference)`,
     `load rows: ${plan.describe()}`,
     'gateway CPU: the tree\'s CPU from the first request to the last acknowledgement (it includes the V1 queries sent every 200 ms meanwhile); catch-up: the CPU after the last acknowledgement until the tree stays within 5% of a core of its idle baseline (measured for 2 s before the load) for 3 s',
   );

@@ -3,7 +3,7 @@
 // the generator pass, one altered field of each kind is named as wrong.
 import t from 'tap';
 import type { AnsweredBucket } from './queries.ts';
-import { checkVaried, DAY_MS, HOUR_MS, VARIED_NAMES, VariedPicker, type VariedAnswer, type VariedPick, type VariedSize } from './varied.ts';
+import { checkVaried, DAY_MS, HOUR_MS, timeVaried, VARIED_NAMES, VariedPicker, type VariedAnswer, type VariedPick, type VariedSize } from './varied.ts';
 import { Workload } from './workload.ts';
 
 const size = { seriesCount: 6, pointsPerSeries: 4 * 3600, requestPoints: 3600, senderCount: 1, warmupCount: 0, runCount: 1 };
@@ -78,4 +78,19 @@ t.test('checks name what is wrong', async (t) => {
   check(v4, { query: 'v4', latest: new Map([...v4Right.latest].map(([k, v]) => [k, { value: v.value + 0.001 }])) }, /V4 bench-dp-\d+: value/);
   check(v4, { query: 'v1', buckets: [] }, /v4: answered as v1/);
   t.equal(checkVaried(w, v4, { query: 'v4', latest: new Map([...v4Right.latest].map(([k, v]) => [k, { value: v.value * (1 + 1e-8) }])) }, 1e-6), undefined, 'peer tolerance takes float noise');
+});
+
+t.test('warm-up picks are timed apart: the rows hold the measured picks, the warm-up its own median and p90', async (t) => {
+  const w = new Workload(size, NOW);
+  const picker = new VariedPicker(w, varied, 7);
+  // Warm-up picks "take" 100 + i ms, measured ones 1 + i ms: a mix-up shows in either summary.
+  let i = 0;
+  const summary = await timeVaried(async (pick) => ({ elapsedMs: i < 10 ? 100 + i++ : 1 + (i++ - 10), answer: answerOf(w, pick) }), picker, 'v1', { warmupCount: 10, pickCount: 20 });
+  t.equal(summary.runCount, 20);
+  t.equal(summary.maxMs, 20);
+  t.equal(summary.p90Ms, 18);
+  t.same(summary.warmup, { medianMs: 104.5, p90Ms: 108, count: 10 });
+  t.equal(summary.problem, undefined, 'every answer checked and right');
+  const none = await timeVaried(async (pick) => ({ elapsedMs: 1, answer: answerOf(w, pick) }), picker, 'v1', { warmupCount: 0, pickCount: 3 });
+  t.equal(none.warmup, undefined);
 });
