@@ -9,7 +9,7 @@
 import type { BatchMemory, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
-import { RECORD_COLUMNS } from './wal-record.ts';
+import { RECORD_COLUMNS, recordColumn } from './wal-record.ts';
 
 export interface OwnedBatch {
   batch: IngestBatch;
@@ -27,8 +27,7 @@ type Column = Float64Array | BigInt64Array | Uint8Array;
  * tsx's keepNames) cost more than the copy (bench/probe.ts gateway).
  */
 function recordColumnAt(series: SeriesPoints, k: number): Column | undefined {
-  if (k === 0) return series.timestampMs;
-  return series[RECORD_COLUMNS[k - 1] as (typeof RECORD_COLUMNS)[number]];
+  return k === 0 ? series.timestampMs : recordColumn(series, k - 1);
 }
 const RECORD_COLUMN_COUNT = RECORD_COLUMNS.length + 1;
 
