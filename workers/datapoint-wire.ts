@@ -9,7 +9,7 @@
 // the hints as a shared buffer written once per change of a tenant's hints, decoded once per
 // worker. A column outside the lent memory (a slab too small) goes the plain way, by transfer.
 import type { ValueType } from '../engine/datapoints/types.ts';
-import { VALUE_TYPES, type SeriesPoints } from '../engine/datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, VALUE_TYPES, seriesValueColumn, type SeriesPoints } from '../engine/datapoints/types.ts';
 import type { ScannedBody, ScannedItem } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
 
@@ -42,11 +42,17 @@ export type EncodedWire =
   | { kind: 'plain'; encoded: EncodedBody };
 
 const ENCODED_ROW = 9;
-const VALUE_COLUMNS = ['float', 'bigint', 'scaled', 'isText'] as const;
 
 function inSlab(view: ArrayBufferView | undefined, slab: SharedArrayBuffer | undefined): boolean {
   return view === undefined || (slab !== undefined && view.buffer === slab);
 }
+
+/** Every column of a series in the slab (by name, not keyed: see seriesValueColumn). */
+function allInSlab(s: SeriesPoints, slab: SharedArrayBuffer): boolean {
+  return inSlab(s.timestampMs, slab) && inSlab(s.float, slab) && inSlab(s.bigint, slab) && inSlab(s.scaled, slab) && inSlab(s.isText, slab);
+}
+
+const VALUE_TYPE_INDEX = new Map<ValueType, number>(VALUE_TYPES.map((type, k) => [type, k]));
 
 export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer | undefined): ScannedWire {
   const columns = [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
@@ -90,7 +96,7 @@ export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | 
 }
 
 export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | undefined): EncodedWire {
-  const inOutput = output !== undefined && encoded.series.every((s) => s === null || (inSlab(s.timestampMs, output) && VALUE_COLUMNS.every((c) => inSlab(s[c], output))));
+  const inOutput = output !== undefined && encoded.series.every((s) => s === null || allInSlab(s, output));
   if (!inOutput) return { kind: 'plain', encoded };
   const rows = new Float64Array(encoded.series.length * ENCODED_ROW).fill(-1);
   const texts: [number, string[]][] = [];
@@ -102,13 +108,13 @@ export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | 
     }
     rows[row] = 1;
     rows[row + 1] = s.seriesId;
-    rows[row + 2] = VALUE_TYPES.indexOf(s.valueType);
+    rows[row + 2] = VALUE_TYPE_INDEX.get(s.valueType) as number;
     rows[row + 3] = s.timestampMs.length;
     rows[row + 4] = s.timestampMs.byteOffset;
-    VALUE_COLUMNS.forEach((c, k) => {
-      const column = s[c];
+    for (let k = 0; k < SERIES_VALUE_COLUMNS.length; k++) {
+      const column = seriesValueColumn(s, k);
       if (column) rows[row + 5 + k] = column.byteOffset;
-    });
+    }
     if (s.text) texts.push([i, s.text]);
   });
   return { kind: 'slab', rows, texts, errors: encoded.errors };

@@ -6,10 +6,10 @@
 // request instead of two per series (a gateway request of 100 series was ~200 of each).
 // When the columns already lie so in one buffer (the parse workers write each item's
 // timestamps and then its values into one arena), the copy is a single block copy.
-import type { BatchMemory, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import { seriesValueColumn, type BatchMemory, type IngestBatch, type SeriesPoints } from '../datapoints/types.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
-import { RECORD_COLUMNS, recordColumn } from './wal-record.ts';
+import { RECORD_COLUMNS } from './wal-record.ts';
 
 export interface OwnedBatch {
   batch: IngestBatch;
@@ -27,7 +27,7 @@ type Column = Float64Array | BigInt64Array | Uint8Array;
  * tsx's keepNames) cost more than the copy (bench/probe.ts gateway).
  */
 function recordColumnAt(series: SeriesPoints, k: number): Column | undefined {
-  return k === 0 ? series.timestampMs : recordColumn(series, k - 1);
+  return k === 0 ? series.timestampMs : seriesValueColumn(series, k - 1);
 }
 const RECORD_COLUMN_COUNT = RECORD_COLUMNS.length + 1;
 

@@ -8,13 +8,13 @@
 // isText u8[n] when present.
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
-import { VALUE_TYPES, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, VALUE_TYPES, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
 
 assert.equal(endianness(), 'LE', 'wal-record writes typed arrays as little-endian bytes');
 
 type Column = 'float' | 'bigint' | 'scaled' | 'isText';
-/** The value columns in record order, each after its series' timestamps. */
-export const RECORD_COLUMNS: readonly Column[] = ['float', 'bigint', 'scaled', 'isText'];
+/** The value columns in record order, each after its series' timestamps (read with seriesValueColumn). */
+export const RECORD_COLUMNS: readonly Column[] = SERIES_VALUE_COLUMNS;
 
 interface SeriesHeader {
   id: number;
@@ -34,20 +34,6 @@ interface RecordHeader {
 const COLUMN_LISTS = Array.from({ length: 1 << RECORD_COLUMNS.length }, (_, mask) => RECORD_COLUMNS.filter((_, k) => (mask & (1 << k)) !== 0));
 const COLUMN_LISTS_JSON = COLUMN_LISTS.map((list) => JSON.stringify(list));
 const VALUE_TYPE_JSON = new Map<string, string>(VALUE_TYPES.map((type) => [type, JSON.stringify(type)]));
-
-/**
- * A series' value column by its place in RECORD_COLUMNS, read by name: `series[name]` with the
- * name from a list is a megamorphic keyed load, and the record and the log's copy made ~1,500
- * of them per gateway request (~2.7% of the service's CPU in perf, bench/probe.ts gateway).
- */
-export function recordColumn(series: SeriesPoints, k: number): Float64Array | BigInt64Array | Uint8Array | undefined {
-  switch (k) {
-    case 0: return series.float;
-    case 1: return series.bigint;
-    case 2: return series.scaled;
-    default: return series.isText;
-  }
-}
 
 function columnMask(series: SeriesPoints): number {
   return (series.float !== undefined ? 1 : 0) | (series.bigint !== undefined ? 2 : 0) | (series.scaled !== undefined ? 4 : 0) | (series.isText !== undefined ? 8 : 0);
@@ -82,10 +68,10 @@ export function encodeWalRecord(batch: IngestBatch, columnBytes?: Uint8Array): U
   for (const series of batch.series) {
     const mask = columnMask(series);
     columnByteCount += series.timestampMs.byteLength;
-    for (let k = 0; k < RECORD_COLUMNS.length; k++) if ((mask & (1 << k)) !== 0) columnByteCount += (recordColumn(series, k) as ArrayBufferView).byteLength;
+    for (let k = 0; k < RECORD_COLUMNS.length; k++) if ((mask & (1 << k)) !== 0) columnByteCount += (seriesValueColumn(series, k) as ArrayBufferView).byteLength;
     if (columnBytes) continue;
     columnParts.push(bytesOf(series.timestampMs));
-    for (let k = 0; k < RECORD_COLUMNS.length; k++) if ((mask & (1 << k)) !== 0) columnParts.push(bytesOf(recordColumn(series, k) as ArrayBufferView));
+    for (let k = 0; k < RECORD_COLUMNS.length; k++) if ((mask & (1 << k)) !== 0) columnParts.push(bytesOf(seriesValueColumn(series, k) as ArrayBufferView));
   }
   assert.ok(!columnBytes || columnBytes.byteLength === columnByteCount, `wal record: ${columnBytes?.byteLength} column bytes given for columns of ${columnByteCount}`);
   const json = Buffer.from(headerJson(batch));
