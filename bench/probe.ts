@@ -2,9 +2,10 @@
 // step"). It starts the service as the bench does, loads what the phase needs, then times the
 // phase with a CPU profile of the service's main thread taken over the inspector (SIGUSR1, so
 // the load before it is not in the profile). Not part of `make bench`: a tool for the engine's
-// authors. The profile opens in Chrome DevTools or speedscope.
+// authors. The profile opens in Chrome DevTools or speedscope. --perf records every thread of the
+// service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
-//   npx tsx bench/probe.ts v1|v3|gateway|bulk [--profile out/probe.cpuprofile] [--seconds N] [--series N]
+//   npx tsx bench/probe.ts v1|v3|gateway|bulk [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
 //
 // bulk: the bench's bulk ingest shape at a smaller size (N series x 100,000 points, 100,000-point
 // requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
@@ -22,19 +23,20 @@ import { runIngest } from './load.ts';
 import { PlantdataTarget } from './plantdata-target.ts';
 import { processTree, readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
 import { openColumnarStore } from '../engine/stores/columnar.ts';
+import { PERF_NODE_OPTION, PerfRecord } from './perf-profile.ts';
 import { startService, type RunningService } from './service.ts';
 import { quantile } from './stats.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
 
-interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway' | 'bulk'; profile?: string; seconds: number; seriesCount: number }
+interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway' | 'bulk'; profile?: string; perf?: string; seconds: number; seriesCount: number }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0];
-  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway' && phase !== 'bulk') throw new Error('usage: probe.ts v1|v3|gateway|bulk [--profile FILE] [--seconds N] [--series N]');
+  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway' && phase !== 'bulk') throw new Error('usage: probe.ts v1|v3|gateway|bulk [--profile FILE] [--perf FILE] [--seconds N] [--series N]');
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
-  return { phase, profile: flag('--profile'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
+  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
 }
 
 /** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
@@ -154,6 +156,7 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   await waitForFold(http);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
   const samples: number[] = [];
   const cpuBefore = treeCpuSeconds(service.rootPid);
   const until = performance.now() + opts.seconds * 1000;
@@ -173,6 +176,7 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   }
   const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
   if (profile && opts.profile) await profile.stop(opts.profile);
+  if (perf) for (const line of await perf.stop()) console.log(line);
   report(opts.phase, samples);
   console.log(`CPU per query: ${(cpu / samples.length * 1000).toFixed(2)} ms`);
 }
@@ -197,6 +201,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const bodies = Array.from({ length: 200 }, (_, i) => body(i % tenants, Math.floor(i / tenants)));
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
   const cpuBefore = treeCpuSeconds(service.rootPid);
   const threadsBefore = threadCpu(service.rootPid);
   const started = performance.now();
@@ -217,12 +222,14 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const elapsed = (performance.now() - started) / 1000;
   const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
   if (profile && opts.profile) await profile.stop(opts.profile);
+  const perfLines = perf ? await perf.stop() : [];
   const points = acks.length * 1000;
   console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
   report('ack', acks);
   const threadsAfter = threadCpu(service.rootPid);
   console.log('CPU by thread during the ingest:');
   reportThreads(threadsBefore, threadsAfter);
+  for (const line of perfLines) console.log(line);
   const catchUpFrom = treeCpuSeconds(service.rootPid);
   await waitForFold(new HttpClient(service.url));
   console.log(`catch-up CPU: ${(treeCpuSeconds(service.rootPid) - catchUpFrom).toFixed(2)} s (ingest ${cpu.toFixed(2)} s)`);
@@ -364,6 +371,8 @@ async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const service = await startService({
     logDir: path.join(import.meta.dirname, 'out', 'logs'),
+    // --perf: V8 writes a map of its JIT-compiled code, so perf can name JS functions.
+    ...(opts.perf ? { env: { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} ${PERF_NODE_OPTION}`.trim() } } : {}),
     // The bench's raised limits: the limiter and the quotas still run, they only never refuse.
   });
   const http = new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token('probe')}` } });
