@@ -107,6 +107,7 @@ export class PerfRecord {
   private constructor(private readonly child: ChildProcess, private readonly pid: number, private readonly file: string) {}
 
   static start(pid: number, file: string, frequencyHz = 499): PerfRecord {
+    if (spawnSync('perf', ['--version']).error) throw new Error('--perf needs Linux perf (Debian: apt-get install linux-perf)');
     const child = spawn('perf', ['record', '-F', String(frequencyHz), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
     return new PerfRecord(child, pid, file);
   }
