@@ -68,4 +68,12 @@ t.test('settingsFor: SPEC defaults < top level < tenants.<org>', async (t) => {
   t.equal(other.files, false);
   t.equal(other.ceilings, null, 'ceilings are off unless set');
   t.equal(other.websocket.subscriptionsPerSocket, 10);
+  // Resolved once per tenant (every request asks): the same frozen object again, nobody can change it.
+  t.equal(settingsFor(config, 'acme'), acme);
+  t.not(settingsFor(config, 'other'), acme);
+  t.ok(Object.isFrozen(acme) && Object.isFrozen(acme.rateLimits.user) && Object.isFrozen(acme.ceilings));
+  t.throws(() => { (acme.dailyQuotas as { events: number }).events = 6; }, TypeError);
+  // Another policy (another config) resolves on its own.
+  const plain = loadConfig({});
+  t.equal(settingsFor(plain, 'acme').files, false);
 });

@@ -118,8 +118,26 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The one resolver of per-tenant overrides (STYLE §9): SPEC defaults < top level < tenants.<org>. */
+/** Tenants whose settings are kept per policy: past it the memo starts over (tokens may name any organization). */
+const SETTINGS_MEMO_TENANTS_MAX = 10_000;
+const settingsMemo = new WeakMap<ServiceConfig['policy'], Map<string, TenantSettings>>();
+
+/**
+ * The one resolver of per-tenant overrides (STYLE §9): SPEC defaults < top level < tenants.<org>.
+ * Resolved once per policy and tenant and frozen: the policy never changes while the service
+ * runs (loadConfig freezes it), and the rate limiter and the quotas ask on every request,
+ * four times per ingest request, each a dozen spread objects (~1% of the event loop under the
+ * gateway shape, bench/probe.ts --perf, session 10).
+ */
 export function settingsFor(config: Pick<ServiceConfig, 'policy'>, tenant: string): TenantSettings {
+  let byTenant = settingsMemo.get(config.policy);
+  if (!byTenant || byTenant.size >= SETTINGS_MEMO_TENANTS_MAX) settingsMemo.set(config.policy, (byTenant = new Map()));
+  let settings = byTenant.get(tenant);
+  if (!settings) byTenant.set(tenant, (settings = deepFreeze(resolveSettings(config, tenant))));
+  return settings;
+}
+
+function resolveSettings(config: Pick<ServiceConfig, 'policy'>, tenant: string): TenantSettings {
   const top = config.policy;
   const own = top.tenants?.[tenant] ?? {};
   const rate = (scope: 'organization' | 'user') => ({
