@@ -5,21 +5,21 @@ import t from 'tap';
 import { activityOf, parsePerfScript, summarizePerf, threadClass } from './perf-profile.ts';
 
 const SCRIPT = `node  9793 
-\t    7f50a42372ff JS:*writeLoop file:///work/main/engine/ingest/ingest-wal.ts:1:3215 (/tmp/perf-9793.map)
+\t    7f50a42372ff JS:*writeLoop file:///checkout/plantdata/engine/ingest/ingest-wal.ts:1:3215 (/tmp/perf-9793.map)
 \t          c4993d v8::internal::(anonymous namespace)::Invoke (/usr/bin/node)
 \t          9069e1 node::NodeMainInstance::Run (/usr/bin/node)
 \t           2724a __libc_start_call_main (/usr/lib/x86_64-linux-gnu/libc.so.6)
 
 node  9793 
 \t         15d52ce v8::internal::ScavengerCollector::CollectGarbage (/usr/bin/node)
-\t    7f50a4253504 JS:* file:///work/main/api/http-server.ts:1:3768 (/tmp/perf-9793.map)
+\t    7f50a4253504 JS:* file:///checkout/plantdata/api/http-server.ts:1:3768 (/tmp/perf-9793.map)
 \t          9069e1 node::NodeMainInstance::Run (/usr/bin/node)
 
 node  9812 
 \t ffffffff81234567 _raw_spin_unlock_irqrestore ([kernel.kallsyms])
 \t ffffffff81234000 futex_wake ([kernel.kallsyms])
 \t ffffffff81230000 __x64_sys_futex ([kernel.kallsyms])
-\t    7f1de81d298c JS:*scanItem /work/main/workers/datapoint-scan.ts:2:5615 (/tmp/perf-9793.map)
+\t    7f1de81d298c JS:*scanItem /checkout/plantdata/workers/datapoint-scan.ts:2:5615 (/tmp/perf-9793.map)
 \t          a1b2c3 node::worker::Worker::Run (/usr/bin/node)
 \t          a1b2c4 node::worker::Worker::StartThread (/usr/bin/node)
 \t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)
@@ -37,10 +37,10 @@ node  9797
 \t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)
 
 MergeMutate  9936 
-\t    20eb5d1f [unknown] (/work/main/node_modules/chdb/dist/libchdb/libchdb.so)
+\t    20eb5d1f [unknown] (/checkout/plantdata/node_modules/chdb/dist/libchdb/libchdb.so)
 
 node  9801 
-\t    20eb5d1f [unknown] (/work/main/node_modules/chdb/dist/libchdb/libchdb.so)
+\t    20eb5d1f [unknown] (/checkout/plantdata/node_modules/chdb/dist/libchdb/libchdb.so)
 `;
 
 t.test('each sample under its thread and activity', async (t) => {

@@ -4,9 +4,9 @@
 // libuv's threads on two cores) reads as hundreds of ms of "self" time that cost no CPU. perf
 // samples CPU on every thread, kernel included, and with the service started under
 // --perf-basic-prof-only-functions it names JIT-compiled functions too. Session 10 measured
-// the gateway shape with it: the main thread ~45% of the process, the parse workers ~25%, V8's
-// GC and compiler threads ~8%, libuv's threads ~8% (most of it fdatasync in the kernel), chdb's
-// own threads ~10%; a fifth of all samples in the kernel (futex wake-ups, fsync, IPIs).
+// the gateway shape with it (10 s, fresh service): the event loop 42% of the process, the parse
+// workers 20%, V8's GC and compiler threads 14%, libuv's threads 13% (fdatasync, chdb calls),
+// chdb's insert pipeline 9%; a fifth of all samples in the kernel (futex wake-ups, fsync, IPIs).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
@@ -95,7 +95,10 @@ export function summarizePerf(samples: readonly PerfSample[], mainTid: number, t
   for (const [name, list] of classes) {
     if (list.length < total * 0.05) continue;
     const counts = new Map<string, number>();
-    for (const s of list) counts.set(activityOf(s), (counts.get(activityOf(s)) ?? 0) + 1);
+    for (const s of list) {
+      const what = activityOf(s);
+      counts.set(what, (counts.get(what) ?? 0) + 1);
+    }
     lines.push(`${name} (${pct(list.length, total).trim()} of all), by activity (share of the thread's samples):`);
     for (const [what, n] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(n, list.length)}  ${what}`);
   }

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from './prng.ts';
 import { AVERAGE_TOLERANCE, checkBuckets, close, type AnsweredBucket } from './queries.ts';
-import { quantile, summarize, type TimingSummary } from './stats.ts';
+import { median, quantile, summarize, type TimingSummary } from './stats.ts';
 import type { Workload } from './workload.ts';
 
 export type VariedName = 'v1' | 'v2' | 'v3' | 'v4' | 'v5';
@@ -226,7 +226,7 @@ export async function timeVaried(query: VariedQuery, picker: VariedPicker, name:
   return {
     ...summarize(samples),
     p90Ms: quantile(samples, 0.9),
-    ...(warmup.length > 0 ? { warmup: { medianMs: summarize(warmup).medianMs, p90Ms: quantile(warmup, 0.9), count: warmup.length } } : {}),
+    ...(warmup.length > 0 ? { warmup: { medianMs: median(warmup), p90Ms: quantile(warmup, 0.9), count: warmup.length } } : {}),
     ...(problem ? { problem } : {}),
   };
 }

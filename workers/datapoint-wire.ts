@@ -47,9 +47,11 @@ function inSlab(view: ArrayBufferView | undefined, slab: SharedArrayBuffer | und
   return view === undefined || (slab !== undefined && view.buffer === slab);
 }
 
-/** Every column of a series in the slab (by name, not keyed: see seriesValueColumn). */
+/** Every column of a series in the slab (read through seriesValueColumn, not s[name]). */
 function allInSlab(s: SeriesPoints, slab: SharedArrayBuffer): boolean {
-  return inSlab(s.timestampMs, slab) && inSlab(s.float, slab) && inSlab(s.bigint, slab) && inSlab(s.scaled, slab) && inSlab(s.isText, slab);
+  if (!inSlab(s.timestampMs, slab)) return false;
+  for (let k = 0; k < SERIES_VALUE_COLUMNS.length; k++) if (!inSlab(seriesValueColumn(s, k), slab)) return false;
+  return true;
 }
 
 const VALUE_TYPE_INDEX = new Map<ValueType, number>(VALUE_TYPES.map((type, k) => [type, k]));

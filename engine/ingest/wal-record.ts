@@ -35,8 +35,11 @@ const COLUMN_LISTS = Array.from({ length: 1 << RECORD_COLUMNS.length }, (_, mask
 const COLUMN_LISTS_JSON = COLUMN_LISTS.map((list) => JSON.stringify(list));
 const VALUE_TYPE_JSON = new Map<string, string>(VALUE_TYPES.map((type) => [type, JSON.stringify(type)]));
 
+/** Bit k set when the series has the value column at place k of RECORD_COLUMNS (read by seriesValueColumn). */
 function columnMask(series: SeriesPoints): number {
-  return (series.float !== undefined ? 1 : 0) | (series.bigint !== undefined ? 2 : 0) | (series.scaled !== undefined ? 4 : 0) | (series.isText !== undefined ? 8 : 0);
+  let mask = 0;
+  for (let k = 0; k < RECORD_COLUMNS.length; k++) if (seriesValueColumn(series, k) !== undefined) mask |= 1 << k;
+  return mask;
 }
 
 /**
