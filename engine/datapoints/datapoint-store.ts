@@ -12,7 +12,8 @@ import { latest } from './datapoint-latest.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './float-coding-migration.ts';
-import { DirtyRangeCollector, insertTurns, pointCountOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import { DirtyRangeCollector, insertTurns, packedChecked, pointCountOf, writeBatches, writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import type { PackedBatch } from './packed-batch.ts';
 import { ROLLUP_BUCKET_MS } from './families.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { IngestLoad, type IngestLoadOptions } from './ingest-load.ts';
@@ -135,12 +136,12 @@ export class DatapointStore {
   }
 
   /** Several batches (any tenants) in one insert per storage family: one sync for all. */
-  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+  async insertMany(input: readonly (IngestBatch | PackedBatch)[]): Promise<void> {
     this.insertsInFlight++;
     this.insertEpoch++;
     try {
       const wasBulk = this.load.isBulk();
-      const points = pointCountOf(batches);
+      const points = pointCountOf(input);
       this.load.note(points);
       // The first commit of a bulk load stops merges at once rather than at the next round.
       if (!wasBulk && this.load.isBulk()) void this.merges?.update();
@@ -150,6 +151,7 @@ export class DatapointStore {
       }
       // A gateway's commit holds ~40,000 series entries: its work goes in slices (event-loop-turns.ts).
       const turns = insertTurns(points);
+      const batches = await packedChecked(input, turns);
       // One computation of the marks for the table and for memory (a hot path: every group
       // commit), and of the series written, each once however many requests carried it.
       const dirty = new DirtyRangeCollector();

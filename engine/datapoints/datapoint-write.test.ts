@@ -16,6 +16,7 @@ import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
 import { DatapointStore, embeddedColumnarPath } from './datapoint-store.ts';
 import { EventLoopTurns } from '../scheduling/event-loop-turns.ts';
 import { insertPoints, sortBySortKey, type FamilyRows } from './datapoint-write.ts';
+import { PackedBatch } from './packed-batch.ts';
 import type { IngestBatch } from './types.ts';
 
 t.test('parts sort by tenant string, series, first timestamp and version', async () => {
@@ -27,15 +28,22 @@ t.test('parts sort by tenant string, series, first timestamp and version', async
   });
   fc.assert(fc.property(fc.array(part, { maxLength: 60 }), (drawn) => {
     const tenants: string[] = [];
-    const group: FamilyRows = { tenants, pointCount: 0, parts: drawn.map((d) => {
+    // A batch of one series per drawn part, as the group commit hands them over.
+    const batches = drawn.map((d) => new PackedBatch({ tenant: d.tenant, writeVersion: d.version, series: [{ seriesId: d.seriesId, valueType: 'FLOAT', timestampMs: Float64Array.of(d.first), float: Float64Array.of(0) }] }));
+    const group: FamilyRows = { tenants, batches, partBatch: new Int32Array(drawn.length), partSeries: new Int32Array(drawn.length), partTenant: new Int32Array(drawn.length), partCount: drawn.length, pointCount: drawn.length };
+    drawn.forEach((d, p) => {
       let index = tenants.indexOf(d.tenant) + 1;
       if (index === 0) index = tenants.push(d.tenant);
-      return { tenantIndex: index, version: d.version, points: { seriesId: d.seriesId, valueType: 'FLOAT', timestampMs: Float64Array.of(d.first), float: Float64Array.of(0) } };
-    }) };
+      group.partBatch[p] = p;
+      group.partTenant[p] = index;
+    });
     sortBySortKey(group);
-    const key = (p: FamilyRows['parts'][number]) => [tenants[p.tenantIndex - 1] as string, p.points.seriesId, p.points.timestampMs[0] as number, p.version] as const;
+    const key = (p: number) => {
+      const batch = batches[group.partBatch[p] as number] as PackedBatch;
+      return [tenants[(group.partTenant[p] as number) - 1] as string, batch.seriesId(0), batch.firstTimestamp(0), batch.writeVersion] as const;
+    };
     const want = [...drawn].sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0) || a.seriesId - b.seriesId || a.first - b.first || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
-    const got = group.parts.map(key);
+    const got = Array.from({ length: group.partCount }, (_, p) => key(p));
     if (JSON.stringify(got.map(String)) !== JSON.stringify(want.map((d) => String([d.tenant, d.seriesId, d.first, d.version])))) throw new Error(`${JSON.stringify(got.map(String))}`);
   }), { numRuns: 500 });
 });

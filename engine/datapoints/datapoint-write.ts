@@ -9,6 +9,7 @@ import type { SlabPool } from '../memory/slab-pool.ts';
 import { EventLoopTurns } from '../scheduling/event-loop-turns.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
 import { FAMILY_SHAPES, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family, type FamilyShape } from './families.ts';
+import { PACKED_BIGINT, PACKED_FLOAT, PACKED_IS_TEXT, PACKED_SCALED, PACKED_TS, PackedBatch, packed } from './packed-batch.ts';
 import type { IngestBatch, SeriesPoints } from './types.ts';
 
 const VERSION_LIMIT = 1n << 63n;
@@ -95,26 +96,44 @@ export function dirtyRuns(timestampMs: Float64Array): [number, number][] {
   return bucketRuns(timestampMs, ROLLUP_BUCKET_MS);
 }
 
+/** One storage family's parts (a series of a batch each), in parallel arrays: no object per part. */
 export interface FamilyRows {
   tenants: string[];
-  /** [tenant index (1-based), points, version] per series, in insert order. */
-  parts: { tenantIndex: number; points: SeriesPoints; version: bigint }[];
+  batches: PackedBatch[];
+  /** Per part: its batch's index in `batches`. */
+  partBatch: Int32Array;
+  /** Per part: the series' index in its batch. */
+  partSeries: Int32Array;
+  /** Per part: its tenant's index in `tenants`, 1-based. */
+  partTenant: Int32Array;
+  partCount: number;
   pointCount: number;
 }
 
-async function groupByFamily(batches: readonly IngestBatch[], turns: EventLoopTurns | undefined): Promise<Map<Family, FamilyRows>> {
+function newFamilyRows(batches: PackedBatch[], capacity: number): FamilyRows {
+  return { tenants: [], batches, partBatch: new Int32Array(capacity), partSeries: new Int32Array(capacity), partTenant: new Int32Array(capacity), partCount: 0, pointCount: 0 };
+}
+
+async function groupByFamily(batches: PackedBatch[], turns: EventLoopTurns | undefined): Promise<Map<Family, FamilyRows>> {
+  let capacity = 0;
+  for (const batch of batches) capacity += batch.seriesCount;
   const groups = new Map<Family, FamilyRows>();
-  for (const batch of batches) {
+  for (let b = 0; b < batches.length; b++) {
     await turns?.maybe();
-    for (const points of batch.series) {
-      if (points.timestampMs.length === 0) continue;
-      const family = familyOf(points.valueType);
+    const batch = batches[b] as PackedBatch;
+    for (let i = 0; i < batch.seriesCount; i++) {
+      const length = batch.length(i);
+      if (length === 0) continue;
+      const family = familyOf(batch.valueType(i));
       let group = groups.get(family);
-      if (!group) groups.set(family, (group = { tenants: [], parts: [], pointCount: 0 }));
+      if (!group) groups.set(family, (group = newFamilyRows(batches, capacity)));
       let tenantIndex = group.tenants.indexOf(batch.tenant) + 1;
       if (tenantIndex === 0) tenantIndex = group.tenants.push(batch.tenant);
-      group.parts.push({ tenantIndex, points, version: batch.writeVersion });
-      group.pointCount += points.timestampMs.length;
+      const p = group.partCount++;
+      group.partBatch[p] = b;
+      group.partSeries[p] = i;
+      group.partTenant[p] = tenantIndex;
+      group.pointCount += length;
     }
   }
   for (const group of groups.values()) {
@@ -128,22 +147,51 @@ async function groupByFamily(batches: readonly IngestBatch[], turns: EventLoopTu
  * Parts in the table's sort order (tenant, series, first timestamp): a group commit joins
  * requests in arrival order, and a block that is already sorted spares the engine its sort
  * on insert. Row order does not decide anything: the write version does. Tenants are ranked
- * once, so the comparator compares numbers only (a gateway commit sorts ~40,000 parts: with
- * two tenant strings per comparison the sort took 10-30 ms of the event loop).
+ * once and the keys read once into arrays, so the comparator compares numbers only (a gateway
+ * commit sorts ~40,000 parts: with two tenant strings per comparison the sort took 10-30 ms
+ * of the event loop).
  */
 export function sortBySortKey(group: FamilyRows): void {
+  const n = group.partCount;
   const order = group.tenants.map((_, i) => i).sort((a, b) => ((group.tenants[a] as string) < (group.tenants[b] as string) ? -1 : 1));
   const rank = new Int32Array(group.tenants.length + 1);
   order.forEach((index, position) => { rank[index + 1] = position; });
-  group.parts.sort((a, b) => (rank[a.tenantIndex] as number) - (rank[b.tenantIndex] as number)
-    || a.points.seriesId - b.points.seriesId
-    || (a.points.timestampMs[0] as number) - (b.points.timestampMs[0] as number)
-    || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  const tenantRank = new Int32Array(n);
+  const seriesId = new Float64Array(n);
+  const first = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const batch = group.batches[group.partBatch[p] as number] as PackedBatch;
+    const i = group.partSeries[p] as number;
+    tenantRank[p] = rank[group.partTenant[p] as number] as number;
+    seriesId[p] = batch.seriesId(i);
+    first[p] = batch.firstTimestamp(i);
+  }
+  const version = (p: number) => (group.batches[group.partBatch[p] as number] as PackedBatch).writeVersion;
+  const parts = Array.from({ length: n }, (_, p) => p).sort((a, b) => (tenantRank[a] as number) - (tenantRank[b] as number)
+    || (seriesId[a] as number) - (seriesId[b] as number)
+    || (first[a] as number) - (first[b] as number)
+    || (version(a) < version(b) ? -1 : version(a) > version(b) ? 1 : 0));
+  const partBatch = new Int32Array(n);
+  const partSeries = new Int32Array(n);
+  const partTenant = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const p = parts[k] as number;
+    partBatch[k] = group.partBatch[p] as number;
+    partSeries[k] = group.partSeries[p] as number;
+    partTenant[k] = group.partTenant[p] as number;
+  }
+  group.partBatch = partBatch;
+  group.partSeries = partSeries;
+  group.partTenant = partTenant;
 }
 
-function concatText(texts: readonly (readonly string[])[]): string[] {
+/** The text column of a text or mixed family's parts, in insert order. */
+function concatText(group: FamilyRows): string[] {
   const out: string[] = [];
-  for (const text of texts) for (const value of text) out.push(value);
+  for (let p = 0; p < group.partCount; p++) {
+    const text = (group.batches[group.partBatch[p] as number] as PackedBatch).text(group.partSeries[p] as number) as string[];
+    for (const value of text) out.push(value);
+  }
   return out;
 }
 
@@ -170,35 +218,50 @@ async function familyColumns(family: Family, group: FamilyRows, arena: ColumnAre
   const version = arena.bigint64(n);
   const float = family === 'float' || family === 'mixed' ? arena.float64(n) : undefined;
   const integer = family === 'int' || family === 'numeric' || family === 'decimal32' ? arena.bigint64(n) : undefined;
+  const integerColumn = family === 'int' ? PACKED_BIGINT : PACKED_SCALED;
   const tenantIndex = several ? arena.int32(n) : undefined;
   const isText = family === 'mixed' ? arena.uint8(n) : undefined;
   let at = 0;
-  const parts = group.parts;
-  for (let p = 0; p < parts.length; p++) {
+  for (let p = 0; p < group.partCount; p++) {
     if (turns && p % PARTS_PER_CHECK === 0 && turns.due()) await turns.turn();
-    const { tenantIndex: index, points, version: v } = parts[p] as FamilyRows['parts'][number];
-    const length = points.timestampMs.length;
-    const values = family === 'int' ? points.bigint : points.scaled;
+    const batch = group.batches[group.partBatch[p] as number] as PackedBatch;
+    const i = group.partSeries[p] as number;
+    const index = group.partTenant[p] as number;
+    const v = batch.writeVersion;
+    const length = batch.length(i);
+    const times = batch.f64(i, PACKED_TS);
+    const t0 = batch.start(i, PACKED_TS);
     if (length <= SHORT_PART_POINTS) {
-      const id = points.seriesId;
-      const times = points.timestampMs;
+      const id = batch.seriesId(i);
       for (let k = 0; k < length; k++) {
         seriesId[at + k] = id;
-        ts[at + k] = times[k] as number;
+        ts[at + k] = times[t0 + k] as number;
         version[at + k] = v;
       }
       if (tenantIndex) for (let k = 0; k < length; k++) tenantIndex[at + k] = index;
-      if (float) for (let k = 0, from = points.float as Float64Array; k < length; k++) float[at + k] = from[k] as number;
-      if (integer) for (let k = 0, from = values as BigInt64Array; k < length; k++) integer[at + k] = from[k] as bigint;
-      if (isText) for (let k = 0, from = points.isText as Uint8Array; k < length; k++) isText[at + k] = from[k] as number;
+      if (float) {
+        const from = batch.f64(i, PACKED_FLOAT);
+        const f0 = batch.start(i, PACKED_FLOAT);
+        for (let k = 0; k < length; k++) float[at + k] = from[f0 + k] as number;
+      }
+      if (integer) {
+        const from = batch.i64(i, integerColumn);
+        const f0 = batch.start(i, integerColumn);
+        for (let k = 0; k < length; k++) integer[at + k] = from[f0 + k] as bigint;
+      }
+      if (isText) {
+        const from = batch.u8(i, PACKED_IS_TEXT);
+        const f0 = batch.start(i, PACKED_IS_TEXT);
+        for (let k = 0; k < length; k++) isText[at + k] = from[f0 + k] as number;
+      }
     } else {
       tenantIndex?.fill(index, at, at + length);
-      seriesId.fill(points.seriesId, at, at + length);
+      seriesId.fill(batch.seriesId(i), at, at + length);
       version.fill(v, at, at + length);
-      ts.set(points.timestampMs, at);
-      if (float) float.set(points.float as Float64Array, at);
-      if (integer) integer.set(values as BigInt64Array, at);
-      if (isText) isText.set(points.isText as Uint8Array, at);
+      ts.set(times.subarray(t0, t0 + length), at);
+      if (float) float.set(batch.f64(i, PACKED_FLOAT).subarray(batch.start(i, PACKED_FLOAT), batch.start(i, PACKED_FLOAT) + length), at);
+      if (integer) integer.set(batch.i64(i, integerColumn).subarray(batch.start(i, integerColumn), batch.start(i, integerColumn) + length), at);
+      if (isText) isText.set(batch.u8(i, PACKED_IS_TEXT).subarray(batch.start(i, PACKED_IS_TEXT), batch.start(i, PACKED_IS_TEXT) + length), at);
     }
     at += length;
   }
@@ -208,12 +271,11 @@ async function familyColumns(family: Family, group: FamilyRows, arena: ColumnAre
     { name: 'version', type: 'Int64', data: version },
   ];
   if (tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
-  const texts = () => parts.map((p) => p.points.text as string[]);
   if (float) columns.push({ name: 'value', type: 'Float64', data: float });
   if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
-  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(texts()) });
+  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(group) });
   if (family === 'mixed') {
-    columns.push({ name: 'text', type: 'String', data: concatText(texts()) });
+    columns.push({ name: 'text', type: 'String', data: concatText(group) });
     columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
   }
   return columns;
@@ -255,37 +317,62 @@ async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, gro
  * (a gateway commit: ~40,000 series entries, ~1,000 ranges), so the ranges already found are
  * looked up per tenant and series by number, not by a string key built per entry.
  */
-export function dirtyRangesOf(batches: readonly IngestBatch[]): DirtyRange[] {
+export function dirtyRangesOf(batches: readonly (IngestBatch | PackedBatch)[]): DirtyRange[] {
   const collector = new DirtyRangeCollector();
   for (const batch of batches) collector.add(batch);
   return collector.ranges;
 }
 
-/** dirtyRangesOf one batch at a time (a group commit gives the event loop turns between them). */
+/**
+ * dirtyRangesOf one batch at a time (a group commit gives the event loop turns between them).
+ * It walks each series' hour runs in place rather than through dirtyRuns' arrays, and keys
+ * runs by hour number (a small integer) rather than by their start in ms (a heap number per
+ * lookup): with ~40,000 series entries per gateway commit this was an eighth of everything
+ * the event loop allocated (heap sampling, bench/probe.ts gateway, session 11).
+ */
 export class DirtyRangeCollector {
   readonly ranges: DirtyRange[] = [];
   /** Each (tenant, series) of the batches once, in the order first seen (a gateway commit: ~1,000 of ~40,000 entries). */
   readonly series: [tenant: string, seriesId: number][] = [];
-  // tenant -> series -> beginMs -> the ranges starting there (one, but for other ends or families)
+  // tenant -> series -> first hour number of a run -> the ranges starting there (one, but for other ends or families)
   private readonly byTenant = new Map<string, Map<number, Map<number, DirtyRange[]>>>();
 
-  add(batch: IngestBatch): void {
+  add(input: IngestBatch | PackedBatch): void {
+    const batch = packed(input);
     let bySeries = this.byTenant.get(batch.tenant);
     if (!bySeries) this.byTenant.set(batch.tenant, (bySeries = new Map()));
-    for (const points of batch.series) {
-      const family = familyOf(points.valueType);
-      let byBegin = bySeries.get(points.seriesId);
+    for (let s = 0; s < batch.seriesCount; s++) {
+      const seriesId = batch.seriesId(s);
+      const family = familyOf(batch.valueType(s));
+      let byBegin = bySeries.get(seriesId);
       if (!byBegin) {
-        bySeries.set(points.seriesId, (byBegin = new Map()));
-        this.series.push([batch.tenant, points.seriesId]);
+        bySeries.set(seriesId, (byBegin = new Map()));
+        this.series.push([batch.tenant, seriesId]);
       }
-      for (const [beginMs, endMs] of dirtyRuns(points.timestampMs)) this.note(batch.tenant, points.seriesId, family, byBegin, beginMs, endMs);
+      // The runs of dirtyRuns: hours with points, an hour without splitting a run.
+      const length = batch.length(s);
+      if (length === 0) continue;
+      const timestampMs = batch.f64(s, PACKED_TS);
+      const start = batch.start(s, PACKED_TS);
+      let runFirst = hourOf(timestampMs[start] as number);
+      let runLast = runFirst;
+      for (let i = start + 1; i < start + length; i++) {
+        const hour = hourOf(timestampMs[i] as number);
+        if (hour <= runLast + 1) runLast = hour;
+        else {
+          this.note(batch.tenant, seriesId, family, byBegin, runFirst, runLast);
+          runFirst = runLast = hour;
+        }
+      }
+      this.note(batch.tenant, seriesId, family, byBegin, runFirst, runLast);
     }
   }
 
-  private note(tenant: string, seriesId: number, family: Family, byBegin: Map<number, DirtyRange[]>, beginMs: number, endMs: number): void {
-    let known = byBegin.get(beginMs);
-    if (!known) byBegin.set(beginMs, (known = []));
+  private note(tenant: string, seriesId: number, family: Family, byBegin: Map<number, DirtyRange[]>, firstHour: number, lastHour: number): void {
+    const beginMs = firstHour * ROLLUP_BUCKET_MS;
+    const endMs = (lastHour + 1) * ROLLUP_BUCKET_MS;
+    let known = byBegin.get(firstHour);
+    if (!known) byBegin.set(firstHour, (known = []));
     else {
       for (const r of known) if (r.endMs === endMs && r.family === family) return;
     }
@@ -293,6 +380,11 @@ export class DirtyRangeCollector {
     known.push(range);
     this.ranges.push(range);
   }
+}
+
+/** The rollup hour a timestamp falls in, counted from the epoch (floorTo's buckets, numbered). */
+function hourOf(ms: number): number {
+  return Math.floor(ms / ROLLUP_BUCKET_MS);
 }
 
 /**
@@ -334,10 +426,31 @@ export function insertTurns(points: number): EventLoopTurns | undefined {
 }
 
 /** The points of a group commit's batches. */
-export function pointCountOf(batches: readonly IngestBatch[]): number {
+export function pointCountOf(batches: readonly (IngestBatch | PackedBatch)[]): number {
   let points = 0;
-  for (const batch of batches) for (const series of batch.series) points += series.timestampMs.length;
+  for (const batch of batches) {
+    if (batch instanceof PackedBatch) points += batch.pointCount;
+    else for (const series of batch.series) points += series.timestampMs.length;
+  }
   return points;
+}
+
+/**
+ * The batches as the insert reads them. A batch not yet packed is checked here (STYLE §6);
+ * a PackedBatch is made by the group commit of a batch it checked on the way in.
+ */
+export async function packedChecked(batches: readonly (IngestBatch | PackedBatch)[], turns: EventLoopTurns | undefined): Promise<PackedBatch[]> {
+  const out: PackedBatch[] = [];
+  for (const batch of batches) {
+    if (batch instanceof PackedBatch) {
+      out.push(batch);
+      continue;
+    }
+    await turns?.maybe();
+    assertIngestBatch(batch);
+    out.push(new PackedBatch(batch));
+  }
+  return out;
 }
 
 /**
@@ -345,12 +458,8 @@ export function pointCountOf(batches: readonly IngestBatch[]): number {
  * With `slabs`, the insert's columns are carved out of pooled memory. `turns`: the slices of
  * the caller's job (default: insertTurns of the batches' points).
  */
-export async function insertPoints(store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, turns = insertTurns(pointCountOf(batches))): Promise<void> {
-  for (const batch of batches) {
-    await turns?.maybe();
-    assertIngestBatch(batch);
-  }
-  const groups = await groupByFamily(batches, turns);
+export async function insertPoints(store: ColumnarStore, batches: readonly (IngestBatch | PackedBatch)[], slabs?: SlabPool, turns = insertTurns(pointCountOf(batches))): Promise<void> {
+  const groups = await groupByFamily(await packedChecked(batches, turns), turns);
   await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs, turns)));
 }
 
@@ -362,7 +471,7 @@ export async function insertPoints(store: ColumnarStore, batches: readonly Inges
  * the caller has them already (dirtyRangesOf).
  */
 export async function writeBatches(
-  store: ColumnarStore, batches: readonly IngestBatch[], slabs?: SlabPool, gate?: MarkOrderGate, ranges: readonly DirtyRange[] = dirtyRangesOf(batches),
+  store: ColumnarStore, batches: readonly (IngestBatch | PackedBatch)[], slabs?: SlabPool, gate?: MarkOrderGate, ranges: readonly DirtyRange[] = dirtyRangesOf(batches),
   turns = insertTurns(pointCountOf(batches)),
 ): Promise<void> {
   if (!gate) {

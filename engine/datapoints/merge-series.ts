@@ -48,8 +48,25 @@ function concat(parts: SeriesPoints[]): SeriesPoints {
   };
 }
 
+/** The ids to look for repeats in, reused from request to request (ingest runs one at a time on the event loop). */
+let idScratch = new Float64Array(256);
+
+function hasRepeatedId(series: readonly SeriesPoints[]): boolean {
+  const n = series.length;
+  if (n < 2) return false;
+  if (idScratch.length < n) idScratch = new Float64Array(Math.max(n, idScratch.length * 2));
+  for (let i = 0; i < n; i++) idScratch[i] = (series[i] as SeriesPoints).seriesId;
+  const ids = idScratch.subarray(0, n).sort();
+  for (let i = 1; i < n; i++) if (ids[i] === ids[i - 1]) return true;
+  return false;
+}
+
 /** One SeriesPoints per seriesId; sorted ascending, the last occurrence of a timestamp wins. */
 export function mergeSameSeries(series: SeriesPoints[]): SeriesPoints[] {
+  // The usual request names each series once: then it is the answer, and no list per series
+  // is built (ingest calls this for every request; a Set of the ids allocated more than the
+  // sorted copy in reused memory).
+  if (!hasRepeatedId(series)) return series;
   const bySeries = new Map<number, SeriesPoints[]>();
   for (const s of series) {
     const list = bySeries.get(s.seriesId);

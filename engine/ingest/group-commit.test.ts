@@ -17,6 +17,7 @@ import { IngestWal } from './ingest-wal.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
 import { decodeWalRecord } from './wal-record.ts';
+import { PackedBatch } from '../datapoints/packed-batch.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 
@@ -31,7 +32,7 @@ const series = (seriesId: number, count: number, value = 1, from = T0): SeriesPo
 
 /** Passes inserts to the store; while closed, holds them until open() is called. */
 class GatedSink implements GroupCommitSink {
-  readonly calls: IngestBatch[][] = [];
+  readonly calls: (IngestBatch | PackedBatch)[][] = [];
   failNext = false;
   private gate: Promise<void> | undefined;
   private release: (() => void) | undefined;
@@ -41,7 +42,7 @@ class GatedSink implements GroupCommitSink {
     return new Promise((resolve) => { this.entered = resolve; });
   }
   open(): void { this.release?.(); this.gate = undefined; }
-  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+  async insertMany(batches: readonly (IngestBatch | PackedBatch)[]): Promise<void> {
     this.calls.push([...batches]);
     this.entered?.();
     this.entered = undefined;
@@ -53,7 +54,7 @@ class GatedSink implements GroupCommitSink {
 
 /** Holds every insert until release(index) is called for it (index: order of arrival). */
 class HoldingSink implements GroupCommitSink {
-  readonly calls: IngestBatch[][] = [];
+  readonly calls: (IngestBatch | PackedBatch)[][] = [];
   private readonly releases: (() => void)[] = [];
   private readonly watchers: { count: number; resolve: () => void }[] = [];
   /** Resolves once `count` inserts have entered. */
@@ -62,7 +63,7 @@ class HoldingSink implements GroupCommitSink {
     return new Promise((resolve) => this.watchers.push({ count, resolve }));
   }
   release(index: number): void { this.releases[index]?.(); }
-  async insertMany(batches: readonly IngestBatch[]): Promise<void> {
+  async insertMany(batches: readonly (IngestBatch | PackedBatch)[]): Promise<void> {
     const index = this.calls.push([...batches]) - 1;
     for (const watcher of this.watchers.filter((w) => this.calls.length >= w.count)) watcher.resolve();
     await new Promise<void>((resolve) => { this.releases[index] = resolve; });
@@ -112,7 +113,7 @@ t.test('a second insert runs while the first is being written; a third waits for
   t.notOk(firstDone, 'the second append is acknowledged while the first insert is still held');
   t.same(await values(tenant, 61), [1, 1], 'and its points are readable');
   await sink.entered(3);
-  t.same(sink.calls[2]?.map((b) => b.series[0]?.seriesId), [62], 'the third went in once the second insert ended');
+  t.same(sink.calls[2]?.map((b) => (b as IngestBatch).series[0]?.seriesId), [62], 'the third went in once the second insert ended');
   sink.release(2);
   sink.release(0);
   await Promise.all([first, third]);
@@ -350,7 +351,10 @@ t.test('with a write-ahead log: memory handed over with a batch is kept, not cop
   const points = series(73, 3, 4);
   await log.append({ tenant, series: [points] }, memory);
   await sink.entered(1);
-  t.equal(sink.calls[0]?.[0]?.series[0]?.float, points.float, 'the insert reads the handed columns themselves');
+  const inserted = sink.calls[0]?.[0];
+  t.ok(inserted instanceof PackedBatch, 'held packed until inserted');
+  const float = (inserted as PackedBatch).series(0).float as Float64Array;
+  t.ok(float.buffer === points.float?.buffer && float.byteOffset === points.float.byteOffset && float.length === 3, 'the insert reads the handed columns themselves');
   t.equal(memory.releases, 0, 'acknowledged, not yet inserted: still held');
   const reopened = await IngestWal.open({ dir: walDir, logger: quietLog });
   t.same(reopened.recovered.map((r) => decodeWalRecord(r).series.map((s) => [...(s.float ?? [])])), [[[4, 4, 4]]], 'the logged record holds the points');

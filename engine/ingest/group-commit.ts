@@ -14,6 +14,7 @@ import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
 import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
+import { PackedBatch } from '../datapoints/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
@@ -22,7 +23,8 @@ import type { SlabPool } from '../memory/slab-pool.ts';
 
 /** What the log writes into; resolves once every batch is durable. */
 export interface GroupCommitSink {
-  insertMany(batches: readonly IngestBatch[]): Promise<void>;
+  /** With a write-ahead log the batches come packed (packed-batch.ts), without one as appended. */
+  insertMany(batches: readonly (IngestBatch | PackedBatch)[]): Promise<void>;
 }
 
 export interface GroupCommitLogOptions {
@@ -77,7 +79,8 @@ export interface GroupCommitStats {
 }
 
 interface PendingAppend {
-  batch: IngestBatch;
+  /** Packed when acknowledged from the write-ahead log: held until inserted, it costs the heap one object. */
+  batch: IngestBatch | PackedBatch;
   pointCount: number;
   /** Date.now() when it was queued. */
   queuedAtMs: number;
@@ -199,7 +202,7 @@ export class GroupCommitLog implements IngestLog {
     // taken now, before the insert can give the slab of owned.batch back.
     if (this.committed.active) this.committed.notify([committedCopy(owned.batch)]);
     const noop = () => undefined;
-    this.queue.push({ batch: owned.batch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, release: owned.release });
+    this.queue.push({ batch: new PackedBatch(owned.batch), pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, release: owned.release });
     arrived();
     this.startCommitLoop();
   }
@@ -347,7 +350,7 @@ export class GroupCommitLog implements IngestLog {
         for (const pending of taken) pending.resolve();
         // Without a write-ahead log the insert is the acknowledgement: listeners hear now, while
         // the requests' memory is still theirs (their answers run after this turn).
-        if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch)));
+        if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch as IngestBatch)));
         this.inserted(taken);
       } catch (cause) {
         this.counters.commitFailures++;

@@ -1,11 +1,20 @@
 // A batch as one record of the ingest write-ahead log (ingest-wal.ts). Written on the event
 // loop for every acknowledged request, so it costs a copy at most: the typed columns go out as
 // their own bytes (batch-codec.ts's varint timestamps took 23 ms per 100,000 points here, the
-// raw bytes well under one), after a small JSON header that names them and carries any text.
+// raw bytes well under one), after a small binary header that names them.
 //
-// Layout: u32 LE header length, header JSON, then per series in header order its columns'
-// little-endian bytes: timestampMs f64[n], then float f64[n], bigint i64[n], scaled i64[n],
-// isText u8[n] when present.
+// Layout: u32 LE, its high bit set, the header's length in the rest; the header: u32 series
+// count, u64 write version, u16 tenant length and the tenant as UTF-8, per series (14 bytes)
+// f64 id, u8 valueType index (VALUE_TYPES), u8 column bits (bit k: RECORD_COLUMNS[k]; bit 4:
+// text), u32 n; then u32 length and the JSON array of the text columns, in series order. Then
+// per series in header order its columns' little-endian bytes: timestampMs f64[n], then float
+// f64[n], bigint i64[n], scaled i64[n], isText u8[n] when present.
+//
+// Records written before session 11 have a JSON header instead (the u32's high bit clear):
+// `{"tenant", "version", "series": [{"id", "type", "n", "columns", "text"?}]}`. They still
+// decode, so a log left by an older version replays. The JSON header was built as ~100
+// template strings per gateway request, an eighth of all the event loop allocated (heap
+// sampling, bench/probe.ts gateway).
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
 import { SERIES_VALUE_COLUMNS, VALUE_TYPES, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
@@ -24,16 +33,18 @@ interface SeriesHeader {
   text?: string[];
 }
 
-interface RecordHeader {
+/** A JSON header (records written before session 11). */
+interface JsonRecordHeader {
   tenant: string;
   version: string;
   series: SeriesHeader[];
 }
 
-/** The column lists a header names, one per combination present (built once, not per series). */
-const COLUMN_LISTS = Array.from({ length: 1 << RECORD_COLUMNS.length }, (_, mask) => RECORD_COLUMNS.filter((_, k) => (mask & (1 << k)) !== 0));
-const COLUMN_LISTS_JSON = COLUMN_LISTS.map((list) => JSON.stringify(list));
-const VALUE_TYPE_JSON = new Map<string, string>(VALUE_TYPES.map((type) => [type, JSON.stringify(type)]));
+/** The high bit of the record's first u32: a binary header follows. */
+const BINARY_HEADER = 0x8000_0000;
+const SERIES_HEADER_BYTES = 14;
+const TEXT_BIT = 1 << RECORD_COLUMNS.length;
+const VALUE_TYPE_INDEX = new Map<string, number>(VALUE_TYPES.map((type, k) => [type, k]));
 
 /** Bit k set when the series has the value column at place k of RECORD_COLUMNS (read by seriesValueColumn). */
 function columnMask(series: SeriesPoints): number {
@@ -42,22 +53,33 @@ function columnMask(series: SeriesPoints): number {
   return mask;
 }
 
-/**
- * The header's JSON, written out: the same text JSON.stringify makes of a RecordHeader (keys
- * in its order), without building ~100 objects per request to walk (encodeWalRecord runs on
- * the event loop for every acknowledged request).
- */
-function headerJson(batch: IngestBatch): string {
-  let series = '';
+/** The binary header of a batch, behind its u32 (see the layout above). */
+function encodeHeader(batch: IngestBatch): Buffer {
+  const tenant = Buffer.from(batch.tenant, 'utf8');
+  assert.ok(tenant.length <= 0xffff, 'wal record: a tenant name of over 65,535 bytes');
+  let texts: string[][] | undefined;
+  for (const s of batch.series) if (s.text) (texts ??= []).push(s.text);
+  const textJson = texts ? Buffer.from(JSON.stringify(texts), 'utf8') : undefined;
+  const seriesAt = 4 + 4 + 8 + 2 + tenant.length;
+  const textAt = seriesAt + batch.series.length * SERIES_HEADER_BYTES;
+  const headerLength = textAt + 4 + (textJson?.length ?? 0) - 4;
+  const record = Buffer.allocUnsafe(4 + headerLength);
+  record.writeUInt32LE((BINARY_HEADER | headerLength) >>> 0, 0);
+  record.writeUInt32LE(batch.series.length, 4);
+  record.writeBigUInt64LE(batch.writeVersion, 8);
+  record.writeUInt16LE(tenant.length, 16);
+  tenant.copy(record, 18);
+  let at = seriesAt;
   for (const s of batch.series) {
-    const text = s.text ? `,"text":${JSON.stringify(s.text)}` : '';
-    series += `${series === '' ? '' : ','}{"id":${s.seriesId},"type":${VALUE_TYPE_JSON.get(s.valueType) ?? JSON.stringify(s.valueType)},"n":${s.timestampMs.length},"columns":${COLUMN_LISTS_JSON[columnMask(s)]}${text}}`;
+    record.writeDoubleLE(s.seriesId, at);
+    record.writeUInt8(VALUE_TYPE_INDEX.get(s.valueType) as number, at + 8);
+    record.writeUInt8(columnMask(s) | (s.text ? TEXT_BIT : 0), at + 9);
+    record.writeUInt32LE(s.timestampMs.length, at + 10);
+    at += SERIES_HEADER_BYTES;
   }
-  return `{"tenant":${JSON.stringify(batch.tenant)},"version":"${batch.writeVersion.toString()}","series":[${series}]}`;
-}
-
-function bytesOf(view: ArrayBufferView): Uint8Array {
-  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  record.writeUInt32LE(textJson?.length ?? 0, at);
+  textJson?.copy(record, at + 4);
+  return record;
 }
 
 /**
@@ -77,17 +99,54 @@ export function encodeWalRecord(batch: IngestBatch, columnBytes?: Uint8Array): U
     for (let k = 0; k < RECORD_COLUMNS.length; k++) if ((mask & (1 << k)) !== 0) columnParts.push(bytesOf(seriesValueColumn(series, k) as ArrayBufferView));
   }
   assert.ok(!columnBytes || columnBytes.byteLength === columnByteCount, `wal record: ${columnBytes?.byteLength} column bytes given for columns of ${columnByteCount}`);
-  const json = Buffer.from(headerJson(batch));
-  const length = Buffer.allocUnsafe(4);
-  length.writeUInt32LE(json.length, 0);
-  return columnBytes ? [length, json, columnBytes] : [length, json, ...columnParts];
+  const header = encodeHeader(batch);
+  return columnBytes ? [header, columnBytes] : [header, ...columnParts];
+}
+
+function bytesOf(view: ArrayBufferView): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** The header of a record, either kind, and where its columns start. */
+function decodeHeader(record: Buffer): { tenant: string; version: bigint; series: SeriesHeader[]; columnsAt: number } {
+  const first = record.readUInt32LE(0);
+  if ((first & BINARY_HEADER) === 0) {
+    const header = JSON.parse(record.toString('utf8', 4, 4 + first)) as JsonRecordHeader;
+    return { tenant: header.tenant, version: BigInt(header.version), series: header.series, columnsAt: 4 + first };
+  }
+  const columnsAt = 4 + (first & ~BINARY_HEADER);
+  if (columnsAt > record.length) throw new Error('ingest log record: header cut short');
+  const count = record.readUInt32LE(4);
+  const version = record.readBigUInt64LE(8);
+  const tenantLength = record.readUInt16LE(16);
+  const tenant = record.toString('utf8', 18, 18 + tenantLength);
+  let at = 18 + tenantLength;
+  const textAt = at + count * SERIES_HEADER_BYTES;
+  const textLength = record.readUInt32LE(textAt);
+  if (textAt + 4 + textLength !== columnsAt) throw new Error('ingest log record: header length does not match its series');
+  const texts = textLength > 0 ? JSON.parse(record.toString('utf8', textAt + 4, columnsAt)) as string[][] : [];
+  let nextText = 0;
+  const series: SeriesHeader[] = [];
+  for (let i = 0; i < count; i++, at += SERIES_HEADER_BYTES) {
+    const bits = record.readUInt8(at + 9);
+    const type = VALUE_TYPES[record.readUInt8(at + 8)];
+    if (type === undefined) throw new Error(`ingest log record: unknown valueType index ${record.readUInt8(at + 8)}`);
+    const header: SeriesHeader = { id: record.readDoubleLE(at), type, n: record.readUInt32LE(at + 10), columns: RECORD_COLUMNS.filter((_, k) => (bits & (1 << k)) !== 0) };
+    if ((bits & TEXT_BIT) !== 0) {
+      const text = texts[nextText++];
+      if (!Array.isArray(text)) throw new Error('ingest log record: a text column is missing');
+      header.text = text;
+    }
+    series.push(header);
+  }
+  if (nextText !== texts.length) throw new Error('ingest log record: text columns left over');
+  return { tenant, version, series, columnsAt };
 }
 
 /** The batch of a record (its columns copied out, aligned). Throws on a record that does not parse. */
 export function decodeWalRecord(record: Buffer): IngestBatch {
-  const headerLength = record.readUInt32LE(0);
-  const header = JSON.parse(record.toString('utf8', 4, 4 + headerLength)) as RecordHeader;
-  let at = 4 + headerLength;
+  const header = decodeHeader(record);
+  let at = header.columnsAt;
   const take = (bytes: number): ArrayBuffer => {
     if (at + bytes > record.length) throw new Error('ingest log record: columns cut short');
     const copy = new Uint8Array(bytes);
@@ -108,5 +167,5 @@ export function decodeWalRecord(record: Buffer): IngestBatch {
     return points;
   });
   if (at !== record.length) throw new Error('ingest log record: bytes left over');
-  return { tenant: header.tenant, writeVersion: BigInt(header.version), series };
+  return { tenant: header.tenant, writeVersion: header.version, series };
 }

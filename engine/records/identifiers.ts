@@ -18,10 +18,12 @@ export interface RecordIdentifier<Id extends number | string = number> {
  * checks that they name the same record, instead of silently dropping one.
  */
 export function identifierOf<Id extends number | string = number>(item: { id?: Id; externalId?: string }): RecordIdentifier<Id> {
-  return {
-    ...(item.id !== undefined ? { id: item.id } : {}),
-    ...(item.externalId !== undefined ? { externalId: item.externalId } : {}),
-  };
+  // Set field by field: spreading conditional objects made three objects per item, and ingest
+  // names ~100 series per gateway request (heap sampling, bench/probe.ts gateway).
+  const identifier: RecordIdentifier<Id> = {};
+  if (item.id !== undefined) identifier.id = item.id;
+  if (item.externalId !== undefined) identifier.externalId = item.externalId;
+  return identifier;
 }
 
 /** How one record family (time series, data sets, resources, edges, events) is looked up. */
