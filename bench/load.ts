@@ -1,6 +1,8 @@
 // The ingest driver: prepared request bodies sent by N concurrent senders to one system, with
 // the acknowledgement latency of each request, and the server's CPU and memory from /proc.
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { HttpClient, UnexpectedAnswerError } from './http-client.ts';
 import { MemoryPoller, treeCpuSeconds } from './proc-stats.ts';
 import { quantile } from './stats.ts';
@@ -29,7 +31,7 @@ export interface IngestFigures {
   treeCpuAtEndSeconds: number;
 }
 
-export async function runIngest(opts: {
+export interface IngestOptions {
   url: string;
   path: string;
   headers: Record<string, string>;
@@ -38,13 +40,17 @@ export async function runIngest(opts: {
   senderCount: number;
   rootPid: number;
   mainPid: number;
-}): Promise<IngestFigures> {
+}
+
+/** `started`: called just before the first request goes out. */
+export async function runIngest(opts: IngestOptions, started?: () => void): Promise<IngestFigures> {
   const client = new HttpClient(opts.url, { headers: opts.headers, socketsMax: opts.senderCount });
   const ackMs: number[] = [];
   let next = 0;
   const poller = new MemoryPoller(opts.rootPid, opts.mainPid).start();
   const cpuBefore = treeCpuSeconds(opts.rootPid);
-  const started = performance.now();
+  started?.();
+  const startedAt = performance.now();
   const sender = async () => {
     while (next < opts.requests.length) {
       const request = opts.requests[next++] as IngestRequest;
@@ -58,7 +64,7 @@ export async function runIngest(opts: {
   } finally {
     client.close();
   }
-  const elapsedSeconds = (performance.now() - started) / 1000;
+  const elapsedSeconds = (performance.now() - startedAt) / 1000;
   const cpuAtEnd = treeCpuSeconds(opts.rootPid);
   const cpuSeconds = cpuAtEnd - cpuBefore;
   const memory = poller.stop();
@@ -75,4 +81,28 @@ export async function runIngest(opts: {
     bodyBytes: opts.requests.reduce((sum, r) => sum + r.body.length, 0),
     treeCpuAtEndSeconds: cpuAtEnd,
   };
+}
+
+/**
+ * runIngest on a worker thread, for a load row that times queries meanwhile (V1 every 200 ms,
+ * a filter page): with the senders on the same event loop, a query's time included the
+ * client's own pauses (its GC over ~450 MB of prepared bodies, a burst of 16 answers), up to
+ * ~60 ms for one pick (bench/RESULTS.md, session 11). The bodies are copied to the worker.
+ */
+export function runIngestApart(opts: IngestOptions, started?: () => void): Promise<IngestFigures> {
+  return new Promise((resolve, reject) => {
+    // The worker requires the .ts file through tsx's CommonJS API: on Node 20 neither a .ts
+    // entry point nor `--import tsx` in a worker's execArgv gets its ES module hooks.
+    const entry = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
+    const tsx = fileURLToPath(import.meta.resolve('tsx/cjs/api'));
+    const worker = new Worker(`require(${JSON.stringify(tsx)}).require(${JSON.stringify(entry)}, ${JSON.stringify(entry)});`, { eval: true, workerData: opts });
+    worker.on('message', (message: { started?: true; figures?: IngestFigures; error?: { message: string; stack?: string } }) => {
+      if (message.started) return started?.();
+      if (message.figures) resolve(message.figures);
+      else reject(Object.assign(new Error(message.error?.message ?? 'the ingest worker failed'), { stack: message.error?.stack }));
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the ingest worker exited (code ${code}) without its figures`)));
+  });
 }
