@@ -212,10 +212,10 @@ async function gatewayIngest({ target, plan, proc, run, log, tolerance }: LoadPh
   // The senders run on a thread of their own (runIngestApart); what is left on this one, and
   // counted in every pick, is measured.
   const clientDelay = monitorEventLoopDelay({ resolution: 1 });
-  clientDelay.enable();
   // V1 starts with the first request (the worker takes a moment to start).
   let underIngest: ReturnType<typeof variedEvery> = Promise.resolve({ samples: [] });
   const startV1 = () => {
+    clientDelay.enable();
     underIngest = variedEvery((pick) => target.variedQuery(pick, plan.baseTenant), basePicker, 'v1', plan.size.queryEveryMs, done, tolerance);
     underIngest.catch(() => undefined); // awaited below; a failing ingest must not leave it unhandled
   };
@@ -300,7 +300,10 @@ async function pageEvery(once: () => Promise<{ elapsedMs: number; problem?: stri
 function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number, started?: () => void): Promise<IngestFigures> {
   const first = requests[0];
   if (!first) throw new Error(`${target.system}: nothing to send`);
-  return runIngestApart({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid }, started);
+  const figures = runIngestApart({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid }, started);
+  // The worker has its copy: this thread, which times the queries, keeps no large heap.
+  requests.length = 0;
+  return figures;
 }
 
 /** Issue 11 "Targets" for the load rows. */
