@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { familyOf } from './families.ts';
-import { DirtyRangeCollector, dirtyRangesOf, dirtyRuns, type DirtyRange } from './datapoint-write.ts';
+import { DirtyRangeCollector, dirtyRangesOf, dirtyRuns, type DirtyRange } from './dirty-ranges.ts';
 import type { IngestBatch, SeriesPoints, ValueType } from './types.ts';
 
 const HOUR = 3_600_000;

@@ -8,7 +8,7 @@
 import type { Logger } from '../log.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { warmMinuteDays } from './datapoint-aggregate.ts';
-import type { DirtyRange } from './datapoint-write.ts';
+import type { DirtyRange } from './dirty-ranges.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import { readContextRows, type IndexClock, type TombstoneMark } from './read-context-index.ts';
 import type { FoldReport } from './rollup-fold.ts';

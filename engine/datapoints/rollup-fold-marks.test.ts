@@ -8,7 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 import { openColumnarStore } from '../stores/columnar.ts';
 import { DIRTY_DDL } from './datapoint-tables.sql.ts';
-import { writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import { writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
 import { MARKS_PER_DELETE, deleteFoldedMarks } from './rollup-fold.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rollup-fold-marks-'));

@@ -19,7 +19,7 @@ import { ColumnarParams } from '../stores/columnar-params.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { FAMILIES, FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, floorTo, type Family } from './families.ts';
 import type { MarkOrderGate } from './mark-order-gate.ts';
-import { writeDirtyRanges } from './datapoint-write.ts';
+import { writeDirtyRanges } from './dirty-ranges.ts';
 import {
   DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, FOLD_DELETE_MARKS_SQL, OLD_MARKS_SQL, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
   foldZeroRowsSql,

@@ -7,7 +7,7 @@
 import type { Logger } from '../log.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import { STATE_READ_SQL, STATE_WRITE_SQL } from './datapoint-tables.sql.ts';
-import { writeDirtyRanges, type DirtyRange } from './datapoint-write.ts';
+import { writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS } from './families.ts';
 import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
 
