@@ -29,6 +29,8 @@ import type { SeriesDirectory } from './meta/series-directory.ts';
 import type { RelationalStore } from './stores/relational.ts';
 
 const log = logger.child({ module: 'datapoint-engine' });
+/** How long a free slab of the ingest path's pool is kept. */
+const SLAB_IDLE_MS = 5_000;
 
 /** Shared memory the ingest path keeps for reuse, at most (more is allocated and dropped). */
 export const INGEST_MEMORY_BYTES_MAX = 512 * 1024 * 1024;
@@ -84,8 +86,9 @@ export interface DatapointEngine {
 export async function openDatapointEngine(config: Readonly<ServiceConfig>, deps: DatapointEngineDeps): Promise<DatapointEngine> {
   const { parser } = deps;
   // One pool of shared memory for the whole ingest path: bodies, parsed columns, the log's
-  // copies and the insert's columns (slab-pool.ts).
-  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX });
+  // copies and the insert's columns (slab-pool.ts). A slab free for 5 s is let go: a load
+  // reuses its slabs within milliseconds, and a burst's memory is not held after it.
+  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX, idleMs: SLAB_IDLE_MS });
   let store: DatapointStore | undefined;
   let ingestLog: IngestLog;
   let ingester: Ingester | undefined;
@@ -113,6 +116,7 @@ export async function openDatapointEngine(config: Readonly<ServiceConfig>, deps:
     await ingester?.stop().catch(() => undefined);
     await wal?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
+    slabs.stop();
     throw error;
   }
   return bindDatapointEngine(config, deps, { store, ingestLog, ingester, wal, slabs });
@@ -161,6 +165,7 @@ function bindDatapointEngine(
       await wal?.close();
       await ingester?.stop();
       await store.close();
+      slabs.stop();
     },
   };
 }

@@ -131,3 +131,48 @@ t.test('onLoanBytes counts slabs between acquire and release, pooled or not', as
   pool.acquire(1000).release();
   t.equal(pool.stats().onLoanBytes, 0, 'a reused slab is counted while on loan only');
 });
+
+t.test('trimIdle drops the slabs free for idleMs, never one on loan or released since', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const old = pool.acquire(KIB);
+  const recent = pool.acquire(KIB);
+  const onLoan = pool.acquire(2 * KIB);
+  const oldBuffer = old.buffer;
+  const recentBuffer = recent.buffer;
+  const t0 = Date.now();
+  old.release();
+  t.equal(pool.trimIdle(1_000, t0 + 500), 0, 'nothing free for long enough yet');
+  recent.release();
+  // `old` and `recent` were released at about t0: as of t0 + 1000 + 50 both are idle past 1000 ms.
+  t.equal(pool.trimIdle(60_000, t0 + 1_050), 0, 'with a longer idleMs, nothing');
+  t.equal(pool.trimIdle(1_000, t0 + 60_000), 2 * KIB, 'both free slabs dropped');
+  t.match(pool.stats(), { pooledBytes: 2 * KIB, onLoanBytes: 2 * KIB }, 'the slab on loan stays counted');
+  const again = pool.acquire(KIB);
+  t.ok(again.buffer !== oldBuffer && again.buffer !== recentBuffer, 'a dropped slab is not handed out again');
+  onLoan.release();
+  t.equal(pool.acquire(2 * KIB).buffer, onLoan.buffer, 'a slab released after the trim is reused');
+});
+
+t.test('the slab released last is reused first, so the idle ones are those trimmed', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const a = pool.acquire(KIB);
+  const b = pool.acquire(KIB);
+  const aBuffer = a.buffer;
+  a.release();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  b.release();
+  // As of 10 ms after b's release: a is idle past 15 ms, b is not.
+  t.equal(pool.trimIdle(15, Date.now() + 10), KIB, 'only the slab idle longer is dropped');
+  t.equal(pool.acquire(KIB).buffer, b.buffer, 'the one kept is handed out');
+  t.not(pool.acquire(KIB).buffer, aBuffer);
+});
+
+t.test('with idleMs the pool trims itself; stop() ends it', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB, idleMs: 20 });
+  t.teardown(() => pool.stop());
+  pool.acquire(KIB).release();
+  t.equal(pool.stats().pooledBytes, KIB);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  t.equal(pool.stats().pooledBytes, 0, 'dropped by its own timer');
+  t.throws(() => new SlabPool({ idleMs: 1 }), /idleMs/);
+});

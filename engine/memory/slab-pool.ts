@@ -4,6 +4,9 @@
 // garbage collections, which took a third of the service's CPU during bulk ingest. Slabs are
 // SharedArrayBuffers, so a worker reads and writes them in place: no transfer, no copy.
 // Bounded (STYLE §5): past bytesMax, acquire hands out unpooled slabs that are simply dropped.
+// A slab left free for idleMs is dropped too (trimIdle), so a burst's memory (162 MiB after a
+// 2M-point bulk load, bench/probe.ts bulk) is not held for good once the load has stopped; a
+// steady load reuses its slabs long before that.
 
 /** A slab on loan: `buffer` holds at least the bytes asked for; release it exactly once. */
 export interface Slab {
@@ -16,6 +19,8 @@ export interface SlabPoolOptions {
   bytesMax?: number;
   /** Smallest slab, bytes (sizes are powers of two from here). @default 64 KiB */
   bytesMin?: number;
+  /** With it, free slabs unused for this long are dropped, checked every idleMs / 2 (an unref'd timer; stop() ends it). */
+  idleMs?: number;
 }
 
 export interface SlabPoolStats {
@@ -27,19 +32,53 @@ export interface SlabPoolStats {
   unpooledAcquires: number;
 }
 
+interface FreeSlab {
+  buffer: SharedArrayBuffer;
+  /** Date.now() at its release. */
+  releasedAtMs: number;
+}
+
 export class SlabPool {
-  private readonly free = new Map<number, SharedArrayBuffer[]>();
+  /** By size class, a stack: the slab released last is reused first, so idle ones sink to the bottom. */
+  private readonly free = new Map<number, FreeSlab[]>();
   private pooledBytes = 0;
   private onLoanBytes = 0;
   private unpooledAcquires = 0;
   private readonly bytesMax: number;
   private readonly bytesMin: number;
+  private readonly trimTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SlabPoolOptions = {}) {
     this.bytesMax = options.bytesMax ?? 512 * 1024 * 1024;
     this.bytesMin = options.bytesMin ?? 64 * 1024;
     if (!Number.isSafeInteger(this.bytesMin) || this.bytesMin < 1) throw new RangeError(`bytesMin must be a positive integer, got ${this.bytesMin}`);
     if (!Number.isSafeInteger(this.bytesMax) || this.bytesMax < 0) throw new RangeError(`bytesMax must be a non-negative integer, got ${this.bytesMax}`);
+    const idleMs = options.idleMs;
+    if (idleMs !== undefined) {
+      if (!Number.isSafeInteger(idleMs) || idleMs < 2) throw new RangeError(`idleMs must be an integer >= 2, got ${idleMs}`);
+      this.trimTimer = setInterval(() => this.trimIdle(idleMs), Math.floor(idleMs / 2));
+      this.trimTimer.unref();
+    }
+  }
+
+  /**
+   * Drops the free slabs released before `nowMs - idleMs`: they leave the pool, and their memory
+   * goes back once V8 collects them. Returns the bytes dropped.
+   */
+  trimIdle(idleMs: number, nowMs = Date.now()): number {
+    let dropped = 0;
+    for (const list of this.free.values()) {
+      let stale = 0;
+      while (stale < list.length && (list[stale] as FreeSlab).releasedAtMs <= nowMs - idleMs) stale++;
+      for (const slab of list.splice(0, stale)) dropped += slab.buffer.byteLength;
+    }
+    this.pooledBytes -= dropped;
+    return dropped;
+  }
+
+  /** Ends the idle trimming (the pool still works). */
+  stop(): void {
+    if (this.trimTimer) clearInterval(this.trimTimer);
   }
 
   /** A slab of at least `bytes` bytes (its contents are whatever the last user left). */
@@ -47,7 +86,7 @@ export class SlabPool {
     if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`slab size must be a non-negative integer, got ${bytes}`);
     const size = this.sizeClass(bytes);
     const reused = this.free.get(size)?.pop();
-    if (reused) return this.loan(reused, true);
+    if (reused) return this.loan(reused.buffer, true);
     if (this.pooledBytes + size > this.bytesMax) {
       this.unpooledAcquires++;
       return this.loan(new SharedArrayBuffer(bytes), false);
@@ -78,7 +117,7 @@ export class SlabPool {
         if (!pooled) return;
         let list = this.free.get(buffer.byteLength);
         if (!list) this.free.set(buffer.byteLength, (list = []));
-        list.push(buffer);
+        list.push({ buffer, releasedAtMs: Date.now() });
       },
     };
   }
