@@ -9,7 +9,7 @@
 // the hints as a shared buffer written once per change of a tenant's hints, decoded once per
 // worker. A column outside the lent memory (a slab too small) goes the plain way, by transfer.
 import type { ValueType } from '../engine/datapoints/types.ts';
-import { SERIES_VALUE_COLUMNS, VALUE_TYPES, seriesValueColumn, type SeriesPoints } from '../engine/datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type SeriesPoints } from '../engine/datapoints/types.ts';
 import type { ScannedBody, ScannedItem } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
 
@@ -54,7 +54,6 @@ function allInSlab(s: SeriesPoints, slab: SharedArrayBuffer): boolean {
   return true;
 }
 
-const VALUE_TYPE_INDEX = new Map<ValueType, number>(VALUE_TYPES.map((type, k) => [type, k]));
 
 export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer | undefined): ScannedWire {
   const columns = [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];

@@ -6,7 +6,7 @@
 // (1.7 MB a scavenge, 2.5 ms average and 13 ms at worst, 7% of the event loop; heap sampling
 // and --trace-gc-nvp, bench/probe.ts gateway, session 11). Packed, a request is one object,
 // one Float64Array of numbers outside the heap and references to memory it already had.
-import { VALUE_TYPES, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from './types.ts';
+import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type IngestBatch, type SeriesPoints, type ValueType } from './types.ts';
 
 /** A series' columns by place: the timestamps, then SERIES_VALUE_COLUMNS' order. */
 export const PACKED_TS = 0;
@@ -17,14 +17,6 @@ export const PACKED_IS_TEXT = 4;
 const COLUMN_COUNT = 5;
 /** Per series: seriesId, valueType index, n, then per column its memory's index and byteOffset (-1: absent). */
 const ROW = 3 + 2 * COLUMN_COUNT;
-
-const VALUE_TYPE_INDEX = new Map<ValueType, number>(VALUE_TYPES.map((type, k) => [type, k]));
-
-type Column = Float64Array | BigInt64Array | Uint8Array;
-
-function columnAt(series: SeriesPoints, c: number): Column | undefined {
-  return c === PACKED_TS ? series.timestampMs : seriesValueColumn(series, c - 1);
-}
 
 export class PackedBatch {
   readonly tenant: string;
@@ -59,7 +51,7 @@ export class PackedBatch {
       this.rows[row + 1] = VALUE_TYPE_INDEX.get(s.valueType) as number;
       this.rows[row + 2] = n;
       for (let c = 0; c < COLUMN_COUNT; c++) {
-        const column = columnAt(s, c);
+        const column = seriesColumnAt(s, c);
         if (column === undefined) {
           this.rows[row + 3 + 2 * c] = -1;
           this.rows[row + 4 + 2 * c] = -1;

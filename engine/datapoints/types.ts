@@ -56,6 +56,17 @@ export function seriesValueColumn(series: SeriesPoints, k: number): Float64Array
   }
 }
 
+/**
+ * A series' columns by place: 0 the timestamps, then SERIES_VALUE_COLUMNS' order (the ingest
+ * log record's layout, and the packed batch's).
+ */
+export function seriesColumnAt(series: SeriesPoints, c: number): Float64Array | BigInt64Array | Uint8Array | undefined {
+  return c === 0 ? series.timestampMs : seriesValueColumn(series, c - 1);
+}
+
+/** Each valueType's place in VALUE_TYPES: how the wire, the log record and packed batches write it as a number. */
+export const VALUE_TYPE_INDEX: ReadonlyMap<ValueType, number> = new Map(VALUE_TYPES.map((type, k) => [type, k]));
+
 /** A batch of one tenant's points as handed to the ingest log. */
 export interface IngestBatch {
   tenant: string;

@@ -6,7 +6,7 @@
 // request instead of two per series (a gateway request of 100 series was ~200 of each).
 // When the columns already lie so in one buffer (the parse workers write each item's
 // timestamps and then its values into one arena), the copy is a single block copy.
-import { seriesValueColumn, type BatchMemory, type IngestBatch, type SeriesPoints } from '../datapoints/types.ts';
+import { seriesColumnAt, type BatchMemory, type IngestBatch, type SeriesPoints } from '../datapoints/types.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 import { RECORD_COLUMNS } from './wal-record.ts';
@@ -21,14 +21,9 @@ export interface OwnedBatch {
 
 type Column = Float64Array | BigInt64Array | Uint8Array;
 
-/**
- * A series' columns in record order: timestamps, then float, bigint, scaled, isText as present.
- * Written out rather than passed a callback: a closure per series (each a __name call under
- * tsx's keepNames) cost more than the copy (bench/probe.ts gateway).
- */
-function recordColumnAt(series: SeriesPoints, k: number): Column | undefined {
-  return k === 0 ? series.timestampMs : seriesValueColumn(series, k - 1);
-}
+// A series' columns in record order come from seriesColumnAt (types.ts), read in a loop rather
+// than through a callback: a closure per series (each a __name call under tsx's keepNames) cost
+// more than the copy (bench/probe.ts gateway).
 const RECORD_COLUMN_COUNT = RECORD_COLUMNS.length + 1;
 
 /** The bytes the batch's columns span when they lie back to back in record order in one buffer. */
@@ -38,7 +33,7 @@ function backToBack(series: readonly SeriesPoints[]): Uint8Array | undefined {
   let end = first.byteOffset;
   for (const s of series) {
     for (let k = 0; k < RECORD_COLUMN_COUNT; k++) {
-      const column = recordColumnAt(s, k);
+      const column = seriesColumnAt(s, k);
       if (column === undefined) continue;
       if (column.buffer !== first.buffer || column.byteOffset !== end) return undefined;
       end += column.byteLength;
@@ -74,7 +69,7 @@ export function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): Owne
   let arenaBytes = 0;
   for (const s of batch.series) {
     for (let k = 0; k < RECORD_COLUMN_COUNT; k++) {
-      const bytes = recordColumnAt(s, k)?.byteLength ?? 0;
+      const bytes = seriesColumnAt(s, k)?.byteLength ?? 0;
       total += bytes;
       arenaBytes += ColumnArena.bytesForColumn(bytes);
     }

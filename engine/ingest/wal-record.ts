@@ -17,7 +17,7 @@
 // sampling, bench/probe.ts gateway).
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
-import { SERIES_VALUE_COLUMNS, VALUE_TYPES, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
 
 assert.equal(endianness(), 'LE', 'wal-record writes typed arrays as little-endian bytes');
 
@@ -44,7 +44,6 @@ interface JsonRecordHeader {
 const BINARY_HEADER = 0x8000_0000;
 const SERIES_HEADER_BYTES = 14;
 const TEXT_BIT = 1 << RECORD_COLUMNS.length;
-const VALUE_TYPE_INDEX = new Map<string, number>(VALUE_TYPES.map((type, k) => [type, k]));
 
 /** Bit k set when the series has the value column at place k of RECORD_COLUMNS (read by seriesValueColumn). */
 function columnMask(series: SeriesPoints): number {
