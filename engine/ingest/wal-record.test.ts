@@ -1,9 +1,12 @@
 // Goal: a batch comes back from its write-ahead record bit for bit, for every value type
 // (BIGINT beyond 2^53, -0 and NaN payloads, text with escapes, MIXED), and a record cut short
-// or padded is refused. Method: encode, join the parts as the log writes them, decode.
+// or padded is refused; a record of each older format version (1: JSON header, 2: binary header
+// without a format word) still decodes, and a format word naming an unknown version is refused
+// with an error naming it. Method: encode, join the parts as the log writes them, decode; the
+// older records are built byte by byte as those versions laid them out.
 import t from 'tap';
 import type { IngestBatch } from '../datapoints/types.ts';
-import { decodeWalRecord, encodeWalRecord } from './wal-record.ts';
+import { WAL_RECORD_VERSION, decodeWalRecord, encodeWalRecord } from './wal-record.ts';
 
 const ts = (n: number) => Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + i * 1000);
 const batch: IngestBatch = {
@@ -32,8 +35,8 @@ t.test('every value type round-trips exactly', async (t) => {
   t.ok(Object.is(back.series[0]?.float?.[0], -0), '-0 stays -0');
 });
 
-t.test('a record with the JSON header of earlier versions still decodes', async (t) => {
-  // As records were written before session 11: u32 header length, header JSON, the columns.
+t.test('a version-1 record (JSON header) still decodes', async (t) => {
+  // Format version 1: u32 header length (high bit clear), header JSON, the columns.
   const header = {
     tenant: batch.tenant, version: batch.writeVersion.toString(),
     series: batch.series.map((s) => ({ id: s.seriesId, type: s.valueType, n: s.timestampMs.length, columns: (['float', 'bigint', 'scaled', 'isText'] as const).filter((c) => s[c] !== undefined), ...(s.text ? { text: s.text } : {}) })),
@@ -46,13 +49,37 @@ t.test('a record with the JSON header of earlier versions still decodes', async 
   t.same(decodeWalRecord(join(encodeWalRecord(batch))), batch, 'and the binary header decodes to the same batch');
 });
 
+t.test('records carry format version 3; a version-2 record still decodes', async (t) => {
+  const whole = join(encodeWalRecord(batch));
+  t.equal(WAL_RECORD_VERSION, 3);
+  t.equal(whole.readUInt32LE(0), 0x8000_0003, 'the first word: the high bit and the version');
+  // Format version 2: no format word; the header's u32 length with the high bit set, then the same header.
+  const v2 = Buffer.from(whole.subarray(4));
+  v2.writeUInt32LE((0x8000_0000 | v2.readUInt32LE(0)) >>> 0, 0);
+  t.same(decodeWalRecord(v2), batch);
+  const empty: IngestBatch = { tenant: '', writeVersion: 0n, series: [] };
+  const emptyV2 = Buffer.from(join(encodeWalRecord(empty)).subarray(4));
+  t.equal(emptyV2.readUInt32LE(0), 18, 'the shortest version-2 header is 18 bytes, above every format word');
+  emptyV2.writeUInt32LE((0x8000_0000 | 18) >>> 0, 0);
+  t.same(decodeWalRecord(emptyV2), empty);
+});
+
+t.test('a record of an unknown format version is refused, naming the version', async (t) => {
+  const whole = join(encodeWalRecord(batch));
+  for (const version of [0, 4, 17]) {
+    const other = Buffer.from(whole);
+    other.writeUInt32LE((0x8000_0000 | version) >>> 0, 0);
+    t.throws(() => decodeWalRecord(other), new RegExp(`format version ${version} is not known to this build \\(it reads versions 1 to 3\\)`), `version ${version}`);
+  }
+});
+
 t.test('a binary header that does not add up is refused', async (t) => {
   const whole = join(encodeWalRecord(batch));
   const wrongCount = Buffer.from(whole);
-  wrongCount.writeUInt32LE(batch.series.length + 1, 4);
+  wrongCount.writeUInt32LE(batch.series.length + 1, 8);
   t.throws(() => decodeWalRecord(wrongCount), /header length|cut short|out of range/);
   const wrongType = Buffer.from(whole);
-  wrongType.writeUInt8(200, 18 + Buffer.byteLength(batch.tenant) + 8);
+  wrongType.writeUInt8(200, 22 + Buffer.byteLength(batch.tenant) + 8);
   t.throws(() => decodeWalRecord(wrongType), /unknown valueType/);
 });
 

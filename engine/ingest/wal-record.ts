@@ -3,18 +3,23 @@
 // their own bytes (batch-codec.ts's varint timestamps took 23 ms per 100,000 points here, the
 // raw bytes well under one), after a small binary header that names them.
 //
-// Layout: u32 LE, its high bit set, the header's length in the rest; the header: u32 series
-// count, u64 write version, u16 tenant length and the tenant as UTF-8, per series (14 bytes)
-// f64 id, u8 valueType index (VALUE_TYPES), u8 column bits (bit k: RECORD_COLUMNS[k]; bit 4:
-// text), u32 n; then u32 length and the JSON array of the text columns, in series order. Then
-// per series in header order its columns' little-endian bytes: timestampMs f64[n], then float
-// f64[n], bigint i64[n], scaled i64[n], isText u8[n] when present.
+// Format version 3 (written): u32 LE 0x8000_0003, the format word: its high bit set and the
+// version in the low bits; then u32 LE the header's length; the header: u32 series count, u64
+// write version, u16 tenant length and the tenant as UTF-8, per series (14 bytes) f64 id, u8
+// valueType index (VALUE_TYPES), u8 column bits (bit k: RECORD_COLUMNS[k]; bit 4: text), u32 n;
+// then u32 length and the JSON array of the text columns, in series order. Then per series in
+// header order its columns' little-endian bytes: timestampMs f64[n], then float f64[n], bigint
+// i64[n], scaled i64[n], isText u8[n] when present.
 //
-// Records written before session 11 have a JSON header instead (the u32's high bit clear):
-// `{"tenant", "version", "series": [{"id", "type", "n", "columns", "text"?}]}`. They still
-// decode, so a log left by an older version replays. The JSON header was built as ~100
-// template strings per gateway request, an eighth of all the event loop allocated (heap
-// sampling, bench/probe.ts gateway).
+// Records of older versions still decode, so a log left by an older build replays:
+// - version 2: the same header without the format word; its first u32 is the header's length
+//   with the high bit set. A version-2 header is at least MIN_V2_HEADER bytes long, so a first
+//   u32 of 0x8000_0000 plus less than that is a format word, never a version-2 length.
+// - version 1: a JSON header, its first u32 the JSON's length with the high bit clear:
+//   `{"tenant", "version", "series": [{"id", "type", "n", "columns", "text"?}]}`. Building it
+//   took ~100 template strings per gateway request, an eighth of all the event loop allocated
+//   (heap sampling, bench/probe.ts gateway), hence the binary header of versions 2 and 3.
+// A format word naming any other version is refused with an error that names it.
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
 import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
@@ -33,15 +38,19 @@ interface SeriesHeader {
   text?: string[];
 }
 
-/** A JSON header (records written before session 11). */
+/** The JSON header of a version-1 record. */
 interface JsonRecordHeader {
   tenant: string;
   version: string;
   series: SeriesHeader[];
 }
 
-/** The high bit of the record's first u32: a binary header follows. */
+/** The high bit of the record's first u32: a binary header (version 2) or a format word (version 3 on). */
 const BINARY_HEADER = 0x8000_0000;
+/** The format version encodeWalRecord writes. */
+export const WAL_RECORD_VERSION = 3;
+/** The shortest version-2 header (series count, write version, tenant length, text length); format words stay below it. */
+const MIN_V2_HEADER = 4 + 8 + 2 + 4;
 const SERIES_HEADER_BYTES = 14;
 const TEXT_BIT = 1 << RECORD_COLUMNS.length;
 
@@ -52,22 +61,23 @@ function columnMask(series: SeriesPoints): number {
   return mask;
 }
 
-/** The binary header of a batch, behind its u32 (see the layout above). */
+/** The format word, the header's length and the binary header of a batch (see the layout above). */
 function encodeHeader(batch: IngestBatch): Buffer {
   const tenant = Buffer.from(batch.tenant, 'utf8');
   assert.ok(tenant.length <= 0xffff, 'wal record: a tenant name of over 65,535 bytes');
   let texts: string[][] | undefined;
   for (const s of batch.series) if (s.text) (texts ??= []).push(s.text);
   const textJson = texts ? Buffer.from(JSON.stringify(texts), 'utf8') : undefined;
-  const seriesAt = 4 + 4 + 8 + 2 + tenant.length;
+  const seriesAt = 8 + 4 + 8 + 2 + tenant.length;
   const textAt = seriesAt + batch.series.length * SERIES_HEADER_BYTES;
-  const headerLength = textAt + 4 + (textJson?.length ?? 0) - 4;
-  const record = Buffer.allocUnsafe(4 + headerLength);
-  record.writeUInt32LE((BINARY_HEADER | headerLength) >>> 0, 0);
-  record.writeUInt32LE(batch.series.length, 4);
-  record.writeBigUInt64LE(batch.writeVersion, 8);
-  record.writeUInt16LE(tenant.length, 16);
-  tenant.copy(record, 18);
+  const headerLength = textAt + 4 + (textJson?.length ?? 0) - 8;
+  const record = Buffer.allocUnsafe(8 + headerLength);
+  record.writeUInt32LE((BINARY_HEADER | WAL_RECORD_VERSION) >>> 0, 0);
+  record.writeUInt32LE(headerLength, 4);
+  record.writeUInt32LE(batch.series.length, 8);
+  record.writeBigUInt64LE(batch.writeVersion, 12);
+  record.writeUInt16LE(tenant.length, 20);
+  tenant.copy(record, 22);
   let at = seriesAt;
   for (const s of batch.series) {
     record.writeDoubleLE(s.seriesId, at);
@@ -106,20 +116,33 @@ function bytesOf(view: ArrayBufferView): Uint8Array {
   return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 }
 
-/** The header of a record, either kind, and where its columns start. */
+/** The header of a record of any known version, and where its columns start. */
 function decodeHeader(record: Buffer): { tenant: string; version: bigint; series: SeriesHeader[]; columnsAt: number } {
+  if (record.length < 4) throw new Error('ingest log record: cut short before its first word');
   const first = record.readUInt32LE(0);
   if ((first & BINARY_HEADER) === 0) {
     const header = JSON.parse(record.toString('utf8', 4, 4 + first)) as JsonRecordHeader;
     return { tenant: header.tenant, version: BigInt(header.version), series: header.series, columnsAt: 4 + first };
   }
-  const columnsAt = 4 + (first & ~BINARY_HEADER);
-  if (columnsAt > record.length) throw new Error('ingest log record: header cut short');
-  const count = record.readUInt32LE(4);
-  const version = record.readBigUInt64LE(8);
-  const tenantLength = record.readUInt16LE(16);
-  const tenant = record.toString('utf8', 18, 18 + tenantLength);
-  let at = 18 + tenantLength;
+  const low = first & ~BINARY_HEADER;
+  if (low >= MIN_V2_HEADER) return decodeBinaryHeader(record, 0, low);
+  if (low !== WAL_RECORD_VERSION) {
+    throw new Error(`ingest log record: format version ${low} is not known to this build (it reads versions 1 to ${WAL_RECORD_VERSION})`);
+  }
+  if (record.length < 8) throw new Error('ingest log record: header cut short');
+  return decodeBinaryHeader(record, 4, record.readUInt32LE(4));
+}
+
+/** A binary header (versions 2 and 3): `lengthAt` is where its u32 length sits, `length` what it says. */
+function decodeBinaryHeader(record: Buffer, lengthAt: number, length: number): { tenant: string; version: bigint; series: SeriesHeader[]; columnsAt: number } {
+  const base = lengthAt + 4;
+  const columnsAt = base + length;
+  if (columnsAt > record.length || length < MIN_V2_HEADER) throw new Error('ingest log record: header cut short');
+  const count = record.readUInt32LE(base);
+  const version = record.readBigUInt64LE(base + 4);
+  const tenantLength = record.readUInt16LE(base + 12);
+  const tenant = record.toString('utf8', base + 14, base + 14 + tenantLength);
+  let at = base + 14 + tenantLength;
   const textAt = at + count * SERIES_HEADER_BYTES;
   const textLength = record.readUInt32LE(textAt);
   if (textAt + 4 + textLength !== columnsAt) throw new Error('ingest log record: header length does not match its series');
