@@ -1,10 +1,12 @@
-// The bench's record: appends a dated section to bench/RESULTS.md (date, commit, machine,
-// dataset, the table) and writes bench/out/report.html with inline SVG bar charts.
+// The bench's record: each run as one file under bench/history/ (date, commit, machine, then
+// per suite the dataset, the table and its notes), bench/RESULTS.md regenerated from those
+// files (history.ts), and bench/out/report.html with inline SVG bar charts.
 // Every number comes from a run; nobody edits them by hand (STYLE §12).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runFileName, runHeading, writeResults } from './history.ts';
 import {
   formatMarkdownTable, formatNumber, formatTarget, ratio, shortName, tableRows, targetVerdict,
   type Metric, type RunResult, type SystemName,
@@ -42,16 +44,10 @@ export function gitCommit(cwd: string): string {
   }
 }
 
-const RESULTS_HEADER = `# Bench results
-
-Appended by \`make bench\` (bench/report.ts): one section per run, newest last. Nobody edits
-numbers by hand. Times are medians (p99 beside them) over repeated runs after warm-up;
-ratios are ours / peer on the same data in the same run.
-`;
-
-export function markdownSection(run: RunResult, machine: Machine, commit: string): string {
+/** A run's file under bench/history/: its heading, the machine, then each suite. */
+export function runMarkdown(run: RunResult, machine: Machine, commit: string): string {
   const lines = [
-    `## ${run.startedAt} · commit ${commit} · size ${run.size}`,
+    runHeading(run.startedAt, commit, run.size),
     '',
     `Machine: ${machine.cpuModel}, ${machine.coreCount} cores, ${machine.memoryGiB.toFixed(1)} GiB RAM, Node ${machine.node}, ${machine.kernel}; load average at start ${machine.loadAverage} (the machine may be shared).`,
   ];
@@ -71,11 +67,6 @@ function figureNotes(metrics: Metric[]): string[] {
     }
   }
   return out;
-}
-
-export function appendResults(file: string, section: string): void {
-  if (!existsSync(file)) writeFileSync(file, RESULTS_HEADER);
-  appendFileSync(file, `\n${section}`);
 }
 
 const SYSTEM_COLORS: Record<SystemName, string> = { plantdata: '#2b6cb0', 'victoria-metrics': '#c05621', influxdb: '#2f855a' };
@@ -128,12 +119,23 @@ function ratioCaption(metric: Metric): string {
   return parts.length ? `<figcaption>${escapeHtml(parts.join(' · '))}</figcaption>` : '';
 }
 
-export function writeReport(run: RunResult, opts: { resultsFile?: string; htmlFile: string; repoRoot: string; machine?: Machine }): { section: string } {
+/**
+ * Records a run: its file under `historyDir` and RESULTS.md regenerated from every file there
+ * (both skipped when `resultsFile` is undefined), and the HTML report.
+ */
+export function writeReport(run: RunResult, opts: { resultsFile?: string; historyDir?: string; htmlFile: string; repoRoot: string; machine?: Machine }): { section: string; runFile?: string } {
   const machine = opts.machine ?? describeMachine();
   const commit = gitCommit(opts.repoRoot);
-  const section = markdownSection(run, machine, commit);
-  if (opts.resultsFile) appendResults(opts.resultsFile, section);
+  const section = runMarkdown(run, machine, commit);
+  let runFile: string | undefined;
+  if (opts.resultsFile) {
+    const historyDir = opts.historyDir ?? path.join(path.dirname(opts.resultsFile), 'history');
+    mkdirSync(historyDir, { recursive: true });
+    runFile = path.join(historyDir, runFileName(run.startedAt, commit));
+    writeFileSync(runFile, section);
+    writeResults(historyDir, opts.resultsFile);
+  }
   mkdirSync(path.dirname(opts.htmlFile), { recursive: true });
   writeFileSync(opts.htmlFile, htmlReport(run, machine, commit));
-  return { section };
+  return { section, ...(runFile ? { runFile } : {}) };
 }

@@ -2,7 +2,7 @@
 // as a child process, the peers that are installed (nothing is installed from a test), the
 // report written to temp files; every answer must check out. No figure is asserted: timings
 // depend on the machine.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -42,7 +42,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
     if (!endpointsMissing) t.ok(figures.plantdata, `${key} measured on our service`);
   }
-  // Issue 11's rows: V1-V5 (and their p90 rows) and the load rows, answers checked.
+  // The varied queries V1-V5 (and their p90 rows) and the load rows, answers checked.
   for (const key of ['v1', 'v2', 'v3', 'v4', 'v5', 'v1-p90', 'v5-p90', 'v1-idle', 'v1-under-ingest', 'high-cardinality-v4', 'high-cardinality-filter']) {
     const figures = datapoints?.metrics.find((m) => m.key === key)?.figures ?? {};
     for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
@@ -76,9 +76,15 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
   ], 'subscriptions: every delivered point checked against what was written');
   t.equal(subscriptions?.metrics.find((m) => m.key === 'lost-after-kill')?.figures.plantdata?.value, 0, 'subscriptions: no acknowledged write lost across kill -9');
 
+  const runFiles = readdirSync(path.join(dir, 'history'));
+  t.equal(runFiles.length, 1, 'the run recorded as one file under history/');
+  const runFile = readFileSync(path.join(dir, 'history', runFiles[0] as string), 'utf8');
+  t.match(runFile, /^# Bench run \d{4}-\d\d-\d\dT\S+Z · commit \S+/);
+  t.match(runFile, /Machine: .+ cores, .+ GiB RAM, Node v20/);
+  t.match(runFile, /\| filter 1000, default sort \| ms \|/);
   const markdown = readFileSync(path.join(dir, 'RESULTS.md'), 'utf8');
   t.match(markdown, /^# Bench results/);
-  t.match(markdown, /## \d{4}-\d\d-\d\dT\S+Z · commit \S+/);
+  t.match(markdown, /Latest run: \[\d{4}-\d\d-\d\dT\S+Z · commit .+ · size tiny\]\(history\/\S+\.md\)/);
   t.match(markdown, /Machine: .+ cores, .+ GiB RAM, Node v20/);
   t.match(markdown, /\| filter 1000, default sort \| ms \|/);
   const html = readFileSync(path.join(dir, 'report.html'), 'utf8');

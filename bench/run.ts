@@ -1,12 +1,12 @@
 // `make bench`: runs the macro suites against our service (a child process, as a user starts
-// it) and the peers on the same data, prints the table, appends bench/RESULTS.md and writes
-// bench/out/report.html.
+// it) and the peers on the same data, prints the table, records the run as a file under
+// bench/history/, regenerates bench/RESULTS.md from those files and writes bench/out/report.html.
 //
 //   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
-//                        [--results FILE|none] [--html FILE]
+//                        [--results FILE|none] [--history DIR] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
-// BENCH_RESULTS, BENCH_HTML; BENCH_SEED replays the varied query picks of a run.
+// BENCH_RESULTS, BENCH_HISTORY, BENCH_HTML; BENCH_SEED replays the varied query picks of a run.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -46,8 +46,10 @@ export interface BenchOptions {
   size: (typeof SIZES)[number];
   peers: PeerName[];
   install: boolean;
-  /** RESULTS.md to append to; undefined writes none. */
+  /** RESULTS.md to regenerate from the run files; undefined records nothing. */
   resultsFile?: string;
+  /** Where each run's file goes (history.ts); by default history/ beside RESULTS.md. */
+  historyDir?: string;
   htmlFile: string;
   logDir: string;
   log: (line: string) => void;
@@ -58,7 +60,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     args: argv,
     options: {
       suite: { type: 'string' }, size: { type: 'string' }, peers: { type: 'string' },
-      'no-install': { type: 'boolean' }, results: { type: 'string' }, html: { type: 'string' },
+      'no-install': { type: 'boolean' }, results: { type: 'string' }, history: { type: 'string' }, html: { type: 'string' },
     },
     strict: true,
   });
@@ -79,6 +81,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     peers: list(values.peers ?? env['BENCH_PEERS'], PEER_NAMES, PEER_NAMES, 'peer') as PeerName[],
     install: !(values['no-install'] ?? env['BENCH_NO_INSTALL'] === '1'),
     resultsFile: results === 'none' ? undefined : path.resolve(results),
+    historyDir: results === 'none' ? undefined : path.resolve(values.history ?? env['BENCH_HISTORY'] ?? path.join(path.dirname(path.resolve(results)), 'history')),
     htmlFile: path.resolve(values.html ?? env['BENCH_HTML'] ?? path.join(REPO_ROOT, 'bench', 'out', 'report.html')),
     logDir: path.join(REPO_ROOT, 'bench', 'out', 'logs'),
     log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
@@ -95,7 +98,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
   if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[opts.size], log: opts.log }));
   const table = formatTextTable(tableRows(result.suites));
-  const { section } = writeReport(result, { resultsFile: opts.resultsFile, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
+  const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
 }
 
@@ -216,7 +219,7 @@ async function main(): Promise<void> {
   const { table, result } = await runBench(opts);
   process.stdout.write(`\n${table}\n\n`);
   for (const suite of result.suites) for (const note of suite.notes) process.stdout.write(`- ${note}\n`);
-  process.stdout.write(`\nreport: ${opts.htmlFile}${opts.resultsFile ? `, appended to ${path.relative(process.cwd(), opts.resultsFile)}` : ''}\n`);
+  process.stdout.write(`\nreport: ${opts.htmlFile}${opts.resultsFile ? `, the run recorded in ${path.relative(process.cwd(), opts.historyDir ?? '')}, ${path.relative(process.cwd(), opts.resultsFile)} regenerated` : ''}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
