@@ -1,4 +1,4 @@
-// Data point suite (issue 3): the same workload sent to our service and to each peer in turn
+// Data point suite: the same workload sent to our service and to each peer in turn
 // (never at once: two cores), ingest figures from /proc, then Q1-Q4 timed as the median of
 // runs after warm-up, every answer checked against the workload's own computation.
 import { runIngest, type IngestFigures, type IngestRequest } from './load.ts';
@@ -11,7 +11,7 @@ import { loadMetrics, type LoadPlan, type LoadRun } from './gateway.ts';
 import { timeVaried, VARIED_NAMES, variedLabels, VariedPicker, type VariedName, type VariedSize, type VariedSummary } from './varied.ts';
 import type { Workload } from './workload.ts';
 
-/** Issue 3 "Targets": query times as ratios to VictoriaMetrics on the same data. */
+/** Targets of Q1-Q4 (bench/README.md): query times as ratios to VictoriaMetrics on the same data. */
 const QUERY_TARGETS: Record<QueryName, Target> = {
   q1: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
   q2: { op: '<=', value: 0.5, peer: 'victoria-metrics' },
@@ -20,9 +20,9 @@ const QUERY_TARGETS: Record<QueryName, Target> = {
 };
 
 /**
- * Issue 11 "Targets" for today's bulk rows (issue 3 asked >= 1.0x VM, <= 1536 MiB and
- * <= 3 bytes/point): ingest at least 1.1x VictoriaMetrics, peak RSS at most 2x its, bytes per
- * point on disk at most 1.0x its.
+ * Targets of the bulk rows (bench/README.md): ingest at least 1.1x VictoriaMetrics, peak RSS
+ * at most 2x its, bytes per point on disk at most 1.0x its (they replaced absolute bounds of
+ * >= 1.0x VM, <= 1536 MiB and <= 3 bytes/point once those were met).
  */
 const BULK_TARGETS = {
   ingest: { op: '>=', value: 1.1, peer: 'victoria-metrics' },
@@ -30,7 +30,7 @@ const BULK_TARGETS = {
   disk: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
 } satisfies Record<string, Target>;
 
-/** Issue 11 "Targets": varied query medians and p90s as ratios to VictoriaMetrics. */
+/** Targets of the varied queries (bench/README.md): medians and p90s as ratios to VictoriaMetrics. */
 const VARIED_TARGETS: Record<VariedName, Target> = {
   v1: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
   v2: { op: '<=', value: 1.0, peer: 'victoria-metrics' },
@@ -43,7 +43,7 @@ export interface SystemRun {
   system: SystemName;
   ingest?: IngestFigures;
   queries: Partial<Record<QueryName, TimingSummary & { problem?: string; alternate?: TimingSummary }>>;
-  /** V1-V5 (issue 11), on systems that answer them. */
+  /** The varied queries V1-V5, on systems that answer them. */
   varied: Partial<Record<VariedName, VariedSummary>>;
   diskBytes?: number;
   /** Right after the last acknowledgement (and flush), before any wait for merges. */
@@ -159,14 +159,15 @@ export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Me
   ];
 }
 
-export interface Issue11Rows {
+/** The varied queries and the load rows of a run, beside the bulk rows and Q1-Q4. */
+export interface VariedAndLoadRows {
   variedSize: VariedSize;
   seed: number;
   plan: LoadPlan;
   loadRuns: LoadRun[];
 }
 
-export function datapointSuiteResult(workload: Workload, runs: SystemRun[], issue11?: Issue11Rows): SuiteResult {
+export function datapointSuiteResult(workload: Workload, runs: SystemRun[], variedAndLoad?: VariedAndLoadRows): SuiteResult {
   const notes: string[] = [
     'CPU: utime+stime from /proc of the system\'s whole process tree during ingest (for ours: node with its worker threads and embedded PostgreSQL); peak RSS: VmHWM of its main process since start',
     'ack latency: per request, from the first byte sent to the whole answer read; queries: the same, client-side JSON parsing and answer checks excluded',
@@ -178,8 +179,8 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[], issu
     for (const [name, q] of Object.entries(r.queries)) if (q?.problem) notes.push(`${r.system} ${name} answer WRONG: ${q.problem}`);
     for (const [name, v] of Object.entries(r.varied)) if (v?.problem) notes.push(`${r.system} ${name} answer WRONG: ${v.problem}`);
   }
-  if (!issue11) return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
-  const { variedSize, seed, plan, loadRuns } = issue11;
+  if (!variedAndLoad) return { suite: 'datapoints', dataset: workload.describe(), metrics: datapointMetrics(runs), notes };
+  const { variedSize, seed, plan, loadRuns } = variedAndLoad;
   notes.push(
     `V1-V5: seed ${seed}; ${variedSize.pickCount} picks each after ${variedSize.warmupCount} warm-up picks (their median and p90 in the notes), no pick repeated within the run, the same picks on every system; median in the row (p99 beside it), p90 in the row below; VictoriaMetrics asked with nocache=1; InfluxDB is not asked V1-V5 nor the load rows (VictoriaMetrics is the reference)`,
     `load rows: ${plan.describe()}`,
