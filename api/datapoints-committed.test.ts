@@ -1,4 +1,4 @@
-// Goal: the data point engine's post-commit hook (issue 7, what subscriptions stand on) seen
+// Goal: the data point engine's post-commit hook (what subscriptions stand on) seen
 // from the API: a listener registered on the engine hears each acknowledged insert exactly
 // once, with its tenant, series ids and exact values, by the time the 204 is read; a refused
 // request (422, nothing written) is never heard; after unsubscribing nothing is.

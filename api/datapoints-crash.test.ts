@@ -1,4 +1,4 @@
-// Goal: issue 3's crash test through the real service: "kills the process with SIGKILL during
+// Goal: the crash test through the real service: "kills the process with SIGKILL during
 // ingest, restarts it, and finds every acknowledged point" (CONTRACT: in the embedded default
 // a 2xx means the points are stored).
 // Method: the service runs as a child process (`node --import tsx api/main.ts`, port 0, a temp

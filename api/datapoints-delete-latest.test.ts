@@ -1,5 +1,5 @@
 // Goal: /timeseries/data/delete (POST and DELETE), /timeseries/data/latest, deleting a time
-// series, and tenant isolation answer as SPEC and issue 3 say: bounds as ISO-8601 or epoch ms
+// series, and tenant isolation answer as SPEC says: bounds as ISO-8601 or epoch ms
 // with begin inclusive and end exclusive; omitting both clears the series and keeps its
 // definition; 400 for an unknown series or a bad bound (nothing deleted); deleted points gone
 // from raw reads, aggregates and latest at once; latest is the highest timestamp per series

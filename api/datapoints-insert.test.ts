@@ -1,5 +1,5 @@
-// Goal: POST /timeseries/data answers exactly as SPEC "Data point", "Errors" and "Limits" say
-// (issue 3): 204 when all is accepted; 404 listing the missing series while the others are
+// Goal: POST /timeseries/data answers exactly as SPEC "Data point", "Errors" and "Limits" say:
+// 204 when all is accepted; 404 listing the missing series while the others are
 // inserted; 422 naming the item and the point of a value that does not parse, with nothing
 // inserted; every valueType's valid and invalid values; replace at an existing timestamp;
 // the batch caps, the 16 MiB body limit and the content type; data set grants.
@@ -302,7 +302,7 @@ t.test('body limit, content type and malformed bodies', async (t) => {
   t.equal(charset.status, 204, 'application/json; charset=utf-8: 204');
 });
 
-t.test('a key named twice in one object is a 400 naming it, and nothing is written (issue 7)', async (t) => {
+t.test('a key named twice in one object is a 400 naming it, and nothing is written', async (t) => {
   const { token } = tenant();
   await createSeries(srv, token, [{ externalId: 'a', valueType: 'FLOAT' }, { externalId: 'b', valueType: 'FLOAT' }]);
   const rawBody = `{"items":[{"externalId":"a","datapoints":[{"timestamp":${T0},"value":"1"}]},{"externalId":"a","externalId":"b","datapoints":[{"timestamp":${T0},"value":"2"}]}]}`;

@@ -1,4 +1,4 @@
-// Goal: the data point API in Kafka mode (CONTRACT `KAFKA_BROKERS`, issue 3) end to end: a 204
+// Goal: the data point API in Kafka mode (CONTRACT `KAFKA_BROKERS`) end to end: a 204
 // means Kafka acknowledged the batch, the ingester (ROLE=all) makes the points readable, every
 // valueType round-trips exactly, overwrites win, the 404/422 rules hold, deletes are visible at
 // once, and a replay of the topic can neither duplicate a point nor bring a deleted one back

@@ -1,4 +1,4 @@
-// Goal: POST /timeseries/data/list answers as SPEC "Data point retrieval details" and issue 3
+// Goal: POST /timeseries/data/list answers as SPEC "Data point retrieval details" and
 // say: raw points in [start, end) (start inclusive, end exclusive), the most recent `limit`
 // points when start is omitted, per-item cursor paging without loss or duplicates, top-level
 // defaults; AVG/MIN/MAX/COUNT/SUM in UTC-aligned 1m/1h/1d buckets where overwritten and

@@ -1,4 +1,4 @@
-// Goal: the subscription stream exactly as SPEC "Subscription stream" and issue 10 say, and
+// Goal: the subscription stream exactly as SPEC "Subscription stream" and docs/api.md say, and
 // the ad hoc stream: the token checked at the handshake (401, no upgrade); server frames with
 // messageId, payload CREATE / DATAPOINTS, tenantId and items of ISO timestamps and string
 // values in timestamp order; error frames (not-found, forbidden, subscription-limit-reached)

@@ -1,5 +1,5 @@
 // The data point streams over WebSocket (SPEC "Subscription stream", Limits "WebSocket caps";
-// issue 10): GET /timeseries/datapoints/subscription/listen/{externalIds} delivers stored
+// the shapes in docs/api.md "Subscriptions"): GET /timeseries/datapoints/subscription/listen/{externalIds} delivers stored
 // subscriptions from the broker with ack/nack; GET /timeseries/datapoints/listen is our ad hoc
 // stream of named series without a stored subscription or position. The token, keepalive and
 // idle close are the route kind's (websocket-routes.ts); the caps and frames are here.

@@ -1,4 +1,4 @@
-// Goal: SPEC "Event" and "Events" as issue 9 asks: create (ids kept or assigned, idempotent
+// Goal: SPEC "Event" and "Events" with the shapes of docs/api.md: create (ids kept or assigned, idempotent
 // retries, racing ones included, eventTime required and ISO-8601 accepted, related resources
 // resolved, caps), reads (get, byids by externalId, count, distinct lists and searches),
 // the filter, advanced filter, sort and paging rules with the odd ones, a paging walk over a

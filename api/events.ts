@@ -1,4 +1,4 @@
-// Event routes (SPEC "Events"; issue 9).
+// Event routes (SPEC "Events").
 import { Type } from '@sinclair/typebox';
 import {
   DistinctValues, Event, EventCollection, EventCreateRequest, EventFilterRequest, EventIdentifiers, EventPage, EventSearchRequest, EventUpdateRequest,

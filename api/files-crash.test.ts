@@ -1,4 +1,4 @@
-// Goal: issue 10's "a crash mid-upload leaves no partial file visible" through the real
+// Goal: the guarantee "a crash mid-upload leaves no partial file visible" through the real
 // service: SIGKILL while an upload replacing a file is half sent; after a restart on the
 // same DATA_DIR the acknowledged files read back whole, the interrupted upload left no file,
 // no staging file and no blob behind.

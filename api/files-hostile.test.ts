@@ -1,5 +1,5 @@
 // Goal: the files routes with the feature on take any path a client can send without a 5xx:
-// every PUT is a 201 exactly when an independent statement of issue 10's path rules says the
+// every PUT is a 201 exactly when an independent statement of the path rules says the
 // path is valid, else a 400 (structure) or 422 (lengths, characters) naming `path`; every
 // stored path reads back byte-identical through its percent-encoded download URL, shows in its
 // folder's listing and deletes; hostile download URLs and listing queries are answered with
@@ -20,7 +20,7 @@ t.teardown(() => srv.close());
 const token = srv.token({ org: ORG });
 const auth = { authorization: `Bearer ${token}` };
 
-/** Issue 10's rules, stated independently of engine/files/file-path.ts: 'ok', 400 or 422. */
+/** The path rules, stated independently of engine/files/file-path.ts: 'ok', 400 or 422. */
 function expectedStatus(path: string): 201 | 400 | 422 {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path) || Buffer.byteLength(path) > 1024) return 422;

@@ -1,4 +1,4 @@
-// Conditional and partial downloads of files (issue 10; RFC 9110 §13-14): which bytes of a
+// Conditional and partial downloads of files (RFC 9110 §13-14): which bytes of a
 // file GET /files/download/{path} answers, from If-None-Match, Range and If-Range; and the
 // If-Match / If-None-Match of a conditional PUT. The ETag is
 // the file's SHA-256, a strong validator. One range per request: a Range with several is

@@ -1,4 +1,4 @@
-// Goal: issue 10's streaming cases through the real server: uploads far larger than the 4 MiB
+// Goal: the streaming cases through the real server: uploads far larger than the 4 MiB
 // body cap (with Content-Length and chunked) come back byte-identical; an upload the client
 // cuts short leaves nothing visible, no staging file, and the previous file at that path
 // intact; a download under way while its file is replaced (or deleted) finishes with the old

@@ -1,4 +1,4 @@
-// Goal: the files contract of issue 10 through the real server: the per-tenant feature (403 on
+// Goal: the files contract (docs/api.md "Files") through the real server: the per-tenant feature (403 on
 // every call when off), PUT /files (201 record, Content-Type kept or defaulted, ETag and
 // Location), byte-identical round trips (every byte value, empty, Unicode and percent-encoded
 // paths), replace, the path rules with their bad inputs at the limit and one past it,

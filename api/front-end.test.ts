@@ -1,4 +1,4 @@
-// Goal: the front end no request can knock over (issue 7). Malformed path parameters and
+// Goal: the front end no request can knock over. Malformed path parameters and
 // query strings are 4xx with JSON bodies; an answer given while the client is still sending
 // its body (413 on Content-Length or mid-stream, 401, 429) is read by Node's fetch, with
 // `Connection: close` and `limitBytes`, and the rest of the body is dropped up to a bound;

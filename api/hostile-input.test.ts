@@ -1,4 +1,4 @@
-// Goal: no request, however malformed, knocks the service over (issue 7). For every operation
+// Goal: no request, however malformed, knocks the service over. For every operation
 // in /openapi.json, fast-check builds hostile requests: arbitrary JSON, valid bodies mutated at
 // depth (wrong types, nulls, huge strings, deep nesting, extra keys), raw text with duplicate
 // keys, invalid UTF-8, truncation or nesting past the limit, wrong content types, malformed

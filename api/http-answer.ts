@@ -1,6 +1,6 @@
 // Writing one HTTP answer on a uWS response: status, headers, a body that is JSON, text,
-// bytes or chunks, and the lingering answer given while the client is still sending its body
-// (issue 7). What to answer is decided by http-server.ts and problems.ts.
+// bytes or chunks, and the lingering answer given while the client is still sending its body.
+// What to answer is decided by http-server.ts and problems.ts.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../engine/log.ts';
 import type { BodyReader } from './body.ts';

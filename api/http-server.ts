@@ -2,7 +2,7 @@
 // check, handler, reply, metrics and one log line per request. uWS specifics stay here.
 // Every callback handed to uWS runs inside guardUws, and every request inside one boundary
 // that turns an unexpected error into a 500 (no stack in the body, the stack and request id
-// in the log): no request, however malformed, ends the process (issue 7).
+// in the log): no request, however malformed, ends the process.
 import { randomUUID } from 'node:crypto';
 import uws from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
@@ -39,7 +39,7 @@ export interface HttpDeps {
   limiter?: RateLimiter;
 }
 
-/** The native µWS build must load; the pure-JS fallback is far too slow to serve (issue 2). */
+/** The native µWS build must load; the pure-JS fallback is far too slow to serve. */
 export function assertNativeUws(): void {
   const native = typeof uws.App === 'function' && Function.prototype.toString.call(uws.App).includes('[native code]');
   if (!native) {

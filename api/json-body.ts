@@ -1,4 +1,4 @@
-// Strict reading of JSON request bodies (issue 7): a body is UTF-8 (RFC 8259 §8.1), nests at
+// Strict reading of JSON request bodies: a body is UTF-8 (RFC 8259 §8.1), nests at
 // most JSON_DEPTH_MAX deep and names each key of an object once (RFC 8259 §4 leaves duplicates
 // to the parser; we refuse them rather than keep one silently). Everything is a 400 naming
 // what is wrong. Checking the value against the route's schema is validation.ts's business.

@@ -1,4 +1,4 @@
-// The tools /mcp offers agents (issue 8): SPEC's five edge tools, and what an agent needs to
+// The tools /mcp offers agents: SPEC's five edge tools, and what an agent needs to
 // find its way around a plant: resources, time series and their data points. A tool is a
 // route handler in another envelope: a typed input (TypeBox, so the input schema agents see
 // is the one we validate with), one engine call, a result. Each says whether it reads or

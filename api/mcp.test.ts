@@ -1,4 +1,4 @@
-// Goal: /mcp per issue 8: the Streamable HTTP handshake and session rules, malformed JSON-RPC
+// Goal: /mcp: the Streamable HTTP handshake and session rules, malformed JSON-RPC
 // (parse error, invalid request, batch, unknown method, unknown tool) never a 500, tools/list
 // with input schemas, every tool's success and refusal (isError carrying REST's error body),
 // the same token and grants as REST, and every tool call charged to the REST rate budget as a

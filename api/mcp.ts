@@ -1,4 +1,4 @@
-// The Model Context Protocol at /mcp (issue 8), over Streamable HTTP: JSON-RPC 2.0 messages
+// The Model Context Protocol at /mcp, over Streamable HTTP: JSON-RPC 2.0 messages
 // POSTed one per request and answered as application/json (the transport lets a server answer
 // a request with JSON instead of an event stream; we offer no stream, so GET is a 405).
 // `initialize` opens a session (Mcp-Session-Id); every later request carries it. Messages are

@@ -1,4 +1,4 @@
-// Goal: reading POST /oauth/token never throws on hostile input (issue 7): a JSON null, a
+// Goal: reading POST /oauth/token never throws on hostile input: a JSON null, a
 // scalar, an array, a non-string field, bad UTF-8, a parameter given twice, an unknown
 // Content-Type or a malformed Basic header is an invalid_request description; good forms,
 // JSON and Basic credentials give their fields. Method: one line per case through check().

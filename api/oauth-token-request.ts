@@ -1,7 +1,7 @@
 // Reading a POST /oauth/token request (RFC 6749 §2.3.1, §4.4): client_credentials from a form
 // or JSON body, or HTTP Basic. Whatever the body holds (JSON null, a scalar, an array, a field
 // that is not a string, bad UTF-8, a parameter given twice), the answer is a 400
-// invalid_request, never a 500 (issue 7). Checking the client is operational.ts's business.
+// invalid_request, never a 500. Checking the client is operational.ts's business.
 import { BadRequestError } from '../engine/errors.ts';
 import { assertUtf8, isJsonContentType, parseJsonBody } from './json-body.ts';
 

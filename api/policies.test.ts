@@ -1,4 +1,4 @@
-// Goal: the policy records of issue 9: create (defaults, the pattern checks: does not compile,
+// Goal: the policy records (docs/api.md): create (defaults, the pattern checks: does not compile,
 // catastrophic backtracking), list (GET and POST, paging), byids, update, delete (POST and
 // DELETE, idempotent), governance templates (create, apply idempotently, delete), with the
 // errors SPEC names, data set grants on every read and write, and tenant isolation.

@@ -1,5 +1,5 @@
-// Policy routes (issue 9 "Policies"; SPEC names /policies/create and /policies/delete and
-// leaves the shapes open, which the issue fixes): naming policies, governance templates and
+// Policy routes (docs/api.md "Policies"; SPEC names /policies/create and /policies/delete and
+// leaves the shapes open): naming policies, governance templates and
 // the folded state of policy findings.
 import { Type } from '@sinclair/typebox';
 import {

@@ -1,4 +1,4 @@
-// Goal: naming policies evaluated on resource and time series writes (issue 9): enforce
+// Goal: naming policies evaluated on resource and time series writes: enforce
 // refuses with 422 naming the field and the policy and writes nothing; advisory lets the
 // write through and appends a finding encoded exactly as SPEC's "Policy finding" table says,
 // in the write's transaction; the lifecycle (a raise collapses onto an unchanged value, a

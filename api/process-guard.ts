@@ -1,4 +1,4 @@
-// The last resort of the process (issue 7): an error that escapes everything else, such as a
+// The last resort of the process: an error that escapes everything else, such as a
 // throw from a callback uWS calls that was not wrapped in guardUws, or a promise nobody
 // awaited, is logged and the service keeps serving. By default Node ends the process on
 // either, which stops the service for every tenant over one request. This is safe here

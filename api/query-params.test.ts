@@ -1,4 +1,4 @@
-// Goal: an integer query parameter is read strictly (issue 7): plain decimal within the
+// Goal: an integer query parameter is read strictly: plain decimal within the
 // declared bounds, the default when absent, a 400 naming the parameter otherwise (never a
 // clamp or a silent default). Method: one line per case through check().
 import t from 'tap';

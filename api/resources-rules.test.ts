@@ -1,4 +1,4 @@
-// Goal: the rules of issue 8 "Resources" that api/resources.test.ts does not reach, each with
+// Goal: the rules of "Resources" (SPEC; docs/api.md "Resources and the asset graph") that api/resources.test.ts does not reach, each with
 // its bad inputs: create's field and batch caps at the limit and one past, relations under the
 // edge rules and grants, the daily quotas; update's verbs and refusals (all-or-nothing with
 // its relations); every read's refusals and filter rule (ids, patterns with `%` and `_`,

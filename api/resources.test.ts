@@ -1,4 +1,4 @@
-// Goal: issue 8 "Resources": create (nodes and relations in one transaction, the caps, GeoJSON,
+// Goal: "Resources" (SPEC; docs/api.md "Resources and the asset graph"): create (nodes and relations in one transaction, the caps, GeoJSON,
 // labels, data sets by id or externalId, duplicates, a resource no root reaches), update
 // (verbs, root changes, added relations), get / byids / filter / search, delete (every
 // relationship removed, the stranding 400 naming every stranded resource, idempotent,

@@ -1,4 +1,4 @@
-// Resource routes (SPEC "Resources"; issue 8 fixes the shapes).
+// Resource routes (SPEC "Resources"; the shapes SPEC leaves open are in docs/api.md).
 import {
   GRAPH_ITEMS_PER_REQUEST_MAX, Resource, ResourceCollection, ResourceCreateRequest, ResourceFilterRequest, ResourceGraphResponse, ResourceIdentifiers,
   ResourcePage, ResourceSearchRequest, ResourceUpdateRequest,

@@ -97,7 +97,7 @@ const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 function listen(app: uws.TemplatedApp, host: string, port: number): Promise<{ socket: uws.us_listen_socket; port: number }> {
   return new Promise((resolve, reject) => {
     // LIBUS_LISTEN_EXCLUSIVE_PORT: without it µWS sets SO_REUSEPORT and a second instance
-    // would silently share the port instead of failing (issue 2). The typings lack this
+    // would silently share the port instead of failing. The typings lack this
     // (host, port, options, cb) overload, which the native build has.
     const listenExclusive = app.listen as unknown as (h: string, p: number, o: number, cb: (s: uws.us_listen_socket | false) => void) => void;
     listenExclusive.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
@@ -125,7 +125,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
     uws.us_listen_socket_close(socket);
     throw error;
   }
-  // The WebSocket route families: the subscription stream and the ad hoc stream (issue 10).
+  // The WebSocket route families: the subscription stream and the ad hoc stream.
   const webSocketRoutes: WebSocketRoute[] = config.role === 'ingester' ? [] : listenRoutes(engine.subscriptions);
   const routes = routesOf(config, engine, secret, webSocketRoutes);
   const httpDeps: HttpDeps = {

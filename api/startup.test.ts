@@ -1,4 +1,4 @@
-// Goal: issue 2's start-up rules for `make run`: a second instance on a port in use, or a
+// Goal: the start-up rules for `make run`: a second instance on a port in use, or a
 // DATA_DIR that cannot be written, fails with a one-line reason and a non-zero exit; a bad
 // SERVICE_CONFIG names its bad keys. Method: the real entry point (api/main.ts) as a child
 // process next to a running server.

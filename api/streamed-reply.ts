@@ -1,5 +1,5 @@
 // Streamed responses (SPEC Limits: `GET /files/download/**` is exempt from the body cap,
-// streamed; issue 7). A handler returns `streamedReply({ source, totalBytes })` and the body
+// streamed). A handler returns `streamedReply({ source, totalBytes })` and the body
 // is written chunk by chunk as the client takes it: the next chunk is read from the source
 // only once uWS has sent the previous one (onWritable), so a slow client holds at most about
 // one chunk in memory. A client that leaves stops the source (destroyed, or its iterator

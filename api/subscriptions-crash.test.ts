@@ -1,4 +1,4 @@
-// Goal: issue 10's crash test for subscriptions: in the embedded default "a kill -9 loses no
+// Goal: the crash test for subscriptions: in the embedded default "a kill -9 loses no
 // acked write's delivery; unacked ones are redelivered after restart". Method: the service as
 // a child process on a temp DATA_DIR with a subscription over two series; a listener acks
 // every other message it gets while two senders write requests of 200 points (distinct

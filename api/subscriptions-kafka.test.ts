@@ -1,4 +1,4 @@
-// Goal: issue 10's Kafka path: with KAFKA_BROKERS, two service instances on one PostgreSQL
+// Goal: the Kafka path: with KAFKA_BROKERS, two service instances on one PostgreSQL
 // and one broker serve the same subscription; a socket on the first acks half of the stream,
 // a socket on the second gets the rest (and nothing the first acked). Method: librdkafka's
 // mock cluster (engine/testing/kafka-mock.ts); instance A as a child process with its embedded

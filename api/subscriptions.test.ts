@@ -1,4 +1,4 @@
-// Goal: the subscription records of issue 10: create (series by id and externalId, a data
+// Goal: the subscription records (docs/api.md): create (series by id and externalId, a data
 // set, at most 10,000 series, unknown or unreadable series and data sets refused, duplicates
 // 409), list with its cursor, byids, update (rename, description, add and remove series, data
 // set), delete (idempotent), tenants apart, and SPEC's time series delete rule: a series bound

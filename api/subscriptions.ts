@@ -1,4 +1,4 @@
-// Subscription routes (SPEC "Subscription stream"; issue 10 fixes the shapes SPEC leaves open):
+// Subscription routes (SPEC "Subscription stream"; docs/api.md fixes the shapes SPEC leaves open):
 // create, list, byids, update, delete. The stream itself is api/datapoints-listen.ts.
 import { Type } from '@sinclair/typebox';
 import {

@@ -4,8 +4,8 @@
 // indistinguishable 404 for missing, other-tenant and unreadable ids; byids omitting misses;
 // delete idempotent with 204, refusing a series that starts a relationship.
 // Method: one real server, a fresh tenant per test; local check() helpers run one case per
-// line. The relationship is written straight into PostgreSQL (the edges API is a later
-// issue) through the server's own pool. Every 2xx is checked against its response schema.
+// line. The relationship is written straight into PostgreSQL (the test is about the time
+// series routes, not the edges API) through the server's own pool. Every 2xx is checked against its response schema.
 import t, { type Test } from 'tap';
 import { ensureRelationshipType } from '../engine/graph/relationship-types.ts';
 import { assertErrorBody } from './testing/error-body.ts';

@@ -1,4 +1,4 @@
-// The one boundary around code that uWebSockets.js calls (issue 7). An exception thrown out
+// The one boundary around code that uWebSockets.js calls. An exception thrown out
 // of a uWS callback (a request handler, onData, onWritable, onAborted, a WebSocket handler)
 // is not caught by anything of ours and would end the process for every tenant; wrapped
 // here it is logged and handed to the caller's recovery (answer 500, close the socket).

@@ -1,4 +1,4 @@
-// WebSocket routes (SPEC Authentication rule 5, "Subscription stream"; issue 7): a declared
+// WebSocket routes (SPEC Authentication rule 5, "Subscription stream"): a declared
 // route kind mounted with app.ws(). The upgrade handshake checks the token (401 JSON and no
 // upgrade on a bad one), charges a read, resolves the caller's access like any REST route and
 // carries it into the socket; the session gets a typed context with back-pressured send,

@@ -35,7 +35,7 @@ export interface DatapointSystem {
   /** Bytes of the data points on disk once merges have settled, with how that was reached. */
   settleStorage(opts: { settleSecondsMax: number }): Promise<{ bytes: number; note: string }>;
   query(name: QueryName, workload: Workload): Promise<{ elapsedMs: number; answer: QueryAnswer }>;
-  /** The varied queries V1-V5 (issue 11); systems without them are skipped for those rows. */
+  /** The varied queries V1-V5; systems without them are skipped for those rows. */
   variedQuery?(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }>;
   stop(): Promise<void>;
 }
@@ -57,7 +57,7 @@ export interface PreparedWrite {
 }
 
 /**
- * What the issue-11 load rows (gateway ingest, queries during ingest, high cardinality) need of
+ * What the load rows (gateway ingest, queries during ingest, high cardinality) need of
  * a system: series in tenants (VictoriaMetrics has none: one namespace, distinct names), write
  * requests of many series, and the varied queries with a tenant.
  */

@@ -1,4 +1,4 @@
-// The events suite's load (issue 9): the resources events relate to, the create requests and
+// The events suite's load: the resources events relate to, the create requests and
 // the same rows as COPY files (generated from the EventLog), the COPY peer the create rate is
 // measured against, and the API load with its RSS samples. The timed reads are events.ts's.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The events suite's workload (issue 9): a deterministic event log of N events over 10,000
+// The events suite's workload: a deterministic event log of N events over 10,000
 // correlation keys, 20 types, 5 metadata keys, descriptions of 20-200 words drawn from a
 // Zipf-ranked vocabulary and 3 related resources each, from which the suite (events.ts) builds
 // its requests, its COPY files and the answers every read is checked against.

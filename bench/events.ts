@@ -1,4 +1,4 @@
-// Events suite (issue 9): one tenant's event log of N events (10,000 correlation keys, 20
+// Events suite: one tenant's event log of N events (10,000 correlation keys, 20
 // types, 5 metadata keys, descriptions of 20-200 words, 3 related resources each), created
 // through POST /events/create from 2 senders, and, in the same run and the same PostgreSQL,
 // the same events loaded by PostgreSQL's own COPY into a table of the same shape with the same
@@ -10,7 +10,7 @@
 //
 // Why requests are smaller than 10,000 events: SPEC caps a request body at 4 MiB and an event
 // here is about 1.1 KB of JSON, so a request carries as many events as fit (about 3,700), at
-// most 10,000 (the issue's request size, which the body cap does not allow with these
+// most 10,000 (the size the suite was set for, which the body cap does not allow with these
 // descriptions).
 //
 // Why COPY runs first, into a table it then drops: both loads then start from the same state

@@ -1,4 +1,4 @@
-// Files suite (issue 10): one file of N bytes uploaded with PUT /files and downloaded with GET
+// Files suite: one file of N bytes uploaded with PUT /files and downloaded with GET
 // /files/download/**, over loopback, `runCount` times each (every upload replaces the file at
 // the same path, so replace is what runs). Figures: MB/s (10^6 bytes per second) each way, the
 // median over runs, and the growth of the service's RSS (the node process that serves; the
@@ -31,7 +31,7 @@ export const FILES_SIZES: Record<'full' | 'small' | 'tiny', FilesSize> = {
   tiny: { fileBytes: 8 * MiB, runCount: 1 },
 };
 
-/** Issue 10's targets: 300 MB/s or more each way, RSS growing by less than 64 MiB. */
+/** The files targets (bench/README.md): 300 MB/s or more each way, RSS growing by less than 64 MiB. */
 const RATE_TARGET_MB_PER_S = 300;
 const RSS_GROWTH_TARGET_MIB = 64;
 const BLOCK_BYTES = MiB;

@@ -1,4 +1,4 @@
-// The load rows of issue 11, on a fresh system per run (ours, then VictoriaMetrics): gateway
+// The load rows (bench/README.md), on a fresh system per run (ours, then VictoriaMetrics): gateway
 // ingest (many series per request, many tenants and users, 16 keep-alive connections) with
 // V1 every 200 ms on a separate base data set while it runs, the CPU spent after the last
 // acknowledgement until idle, then a high-cardinality load with a metadata filter page while
@@ -306,7 +306,7 @@ function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPi
   return figures;
 }
 
-/** Issue 11 "Targets" for the load rows. */
+/** Targets of the load rows (bench/README.md). */
 const VM: SystemName = 'victoria-metrics';
 
 /** The load rows of the data point table. */

@@ -1,4 +1,4 @@
-// Graph suite (issue 8): one tenant's plant as an asset graph: 10 sites (roots), each a
+// Graph suite: one tenant's plant as an asset graph: 10 sites (roots), each a
 // hierarchy six levels deep (areas, units, lines, machines, components, sensors) joined by
 // CONTAINS edges, plus as many cross edges (FEEDS, POWERS, CONNECTED_TO) as resources, each
 // between two resources of one site. Built through the API in requests of 1,000 nodes with
@@ -7,8 +7,8 @@
 // 1,000-resource unit subtree deleted in one request, and a refused delete of a site root
 // (it would strand the site: about 10,000 resources at full size). Every answer is checked.
 //
-// Why cross edges stay inside a site: the refused delete then strands a whole site, as the
-// issue asks, and a unit deleted whole takes with it edges into the rest of its site, so the
+// Why cross edges stay inside a site: the refused delete then strands a whole site, as its
+// row measures (bench/README.md), and a unit deleted whole takes with it edges into the rest of its site, so the
 // stranding check has real work (their other ends must still be reached from the root).
 import { performance } from 'node:perf_hooks';
 import { HttpClient, parseJson, UnexpectedAnswerError } from './http-client.ts';

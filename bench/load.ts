@@ -87,7 +87,7 @@ export async function runIngest(opts: IngestOptions, started?: () => void): Prom
  * runIngest on a worker thread, for a load row that times queries meanwhile (V1 every 200 ms,
  * a filter page): with the senders on the same event loop, a query's time included the
  * client's own pauses (its GC over ~450 MB of prepared bodies, a burst of 16 answers), up to
- * ~60 ms for one pick (bench/RESULTS.md, session 11). The bodies are copied to the worker.
+ * ~60 ms for one pick (a 1 ms timer in the client logged its gaps, 2026-11-25). The bodies are copied to the worker.
  */
 export function runIngestApart(opts: IngestOptions, started?: () => void): Promise<IngestFigures> {
   return new Promise((resolve, reject) => {

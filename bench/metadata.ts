@@ -1,4 +1,4 @@
-// Metadata suite (issue 2): one tenant with N time series created through POST
+// Metadata suite: one tenant with N time series created through POST
 // /timeseries/create in batches, then 1,000-record filter pages and 1,000-id byids answers,
 // timed as median and p99 over many runs after a warm-up. Every answer is checked.
 import { randomBytes } from 'node:crypto';

@@ -3,8 +3,8 @@
 // call the thread is descheduled in (the ingest log's writev and fdatasync handing work to
 // libuv's threads on two cores) reads as hundreds of ms of "self" time that cost no CPU. perf
 // samples CPU on every thread, kernel included, and with the service started under
-// --perf-basic-prof-only-functions it names JIT-compiled functions too. Session 10 measured
-// the gateway shape with it (10 s, fresh service): the event loop 42% of the process, the parse
+// --perf-basic-prof-only-functions it names JIT-compiled functions too. On 2026-11-25 it measured
+// the gateway shape (10 s, fresh service): the event loop 42% of the process, the parse
 // workers 20%, V8's GC and compiler threads 14%, libuv's threads 13% (fdatasync, chdb calls),
 // chdb's insert pipeline 9%; a fifth of all samples in the kernel (futex wake-ups, fsync, IPIs).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

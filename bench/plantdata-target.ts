@@ -25,7 +25,7 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
   #service: RunningService | undefined;
   #client: HttpClient | undefined;
   #token = '';
-  /** Clients of other tenants (issue-11 load rows), by tenant. */
+  /** Clients of other tenants (the load rows), by tenant. */
   readonly #tenantClients = new Map<string, HttpClient>();
 
   /** `serviceConfig`: SERVICE_CONFIG of the service started (default: the bench's raised limits). */

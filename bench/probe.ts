@@ -1,4 +1,4 @@
-// A profiling probe for one workload shape at a time (issue 11: "profile before and after each
+// A profiling probe for one workload shape at a time ("profile before and after each
 // step"). It starts the service as the bench does, loads what the phase needs, then times the
 // phase with a CPU profile of the service's main thread taken over the inspector (SIGUSR1, so
 // the load before it is not in the profile). Not part of `make bench`: a tool for the engine's
@@ -10,7 +10,7 @@
 // bulk: the bench's bulk ingest shape at a smaller size (N series x 100,000 points, 100,000-point
 // requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
 // held it (V8 heap, array buffers, the rest native: chdb), then bytes per point after OPTIMIZE FINAL
-// by table and column (issue 11's RSS and disk targets).
+// by table and column (the RSS and disk targets).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,4 +1,4 @@
-// The four data point queries of issue 3 in a system-neutral form: what each system's adapter
+// The four data point queries Q1-Q4 (bench/README.md) in a system-neutral form: what each system's adapter
 // returns, and the checks of those answers against values recomputed from the workload.
 import { Q1_SERIES, Q3_POINTS, Q3_SERIES, type Bucket, type Workload } from './workload.ts';
 

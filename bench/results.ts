@@ -19,7 +19,7 @@ export interface Metric {
   unit: string;
   /** 'lower' for times, bytes and CPU; 'higher' for rates. */
   better: 'lower' | 'higher';
-  /** The target for our figure: an absolute bound, or a bound on ours / a peer's. */
+  /** The target for our figure (bench/README.md): an absolute bound, or a bound on ours / a peer's. */
   target?: Target;
   figures: Partial<Record<SystemName, Figure>>;
 }

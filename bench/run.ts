@@ -137,7 +137,7 @@ async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
 }
 
 /**
- * Issue 9's event log. The bench's SERVICE_CONFIG (service.ts) already raises the daily
+ * the event log. The bench's SERVICE_CONFIG (service.ts) already raises the daily
  * `events` quota (1e9) and `ingestedBytes` (1e12) far above the load (1,000,000 events, about
  * 1.1 GB of request bodies, past SPEC's 100,000 events and 1 GiB a day).
  */
@@ -157,7 +157,7 @@ async function benchEvents(opts: BenchOptions): Promise<SuiteResult> {
   }
 }
 
-/** Issue 10's files: the bench tenant has files on and a daily ingestedBytes quota far above the load. */
+/** Files: the bench tenant has files on and a daily ingestedBytes quota far above the load. */
 async function benchFiles(opts: BenchOptions): Promise<SuiteResult> {
   const tenant = `bench-files-${Date.now()}`;
   const service = await startService({ logDir: opts.logDir, serviceConfig: filesServiceConfig(tenant) });
@@ -174,7 +174,7 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`datapoints: ${workload.describe()}`);
   const runs: SystemRun[] = [];
   const settleSecondsMax = SETTLE_SECONDS_MAX[opts.size];
-  // Issue 11: varied picks seeded per run (BENCH_SEED replays one), the same on every system.
+  // The varied queries: picks seeded per run (BENCH_SEED replays one), the same on every system.
   const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 2 ** 31);
   const varied = { size: VARIED_SIZES[opts.size], seed };
   const runTag = `bench-${Date.now()}`;
@@ -198,7 +198,7 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
     }
     runs.push(await runDatapointSystem(target, workload, { settleSecondsMax, log: opts.log, varied, ...(alternateQueries ? { alternateQueries } : {}) }));
   }
-  // Issue 11's load rows: a fresh system each, ours with SPEC's default rate limits and quotas.
+  // The load rows: a fresh system each, ours with SPEC's default rate limits and quotas.
   const plan = new LoadPlan(LOAD_SIZES[opts.size], varied.size, runTag, seed, workload.startMs + 2 * 86_400_000);
   opts.log(`datapoints load rows: ${plan.describe()}`);
   const loadRuns: LoadRun[] = [await runLoadSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `${runTag}-base`, serviceConfig: SPEC_DEFAULT_SERVICE_CONFIG }), plan, { log: opts.log })];

@@ -26,7 +26,7 @@ const BENCH_SERVICE_CONFIG = {
 };
 
 /**
- * The issue-11 load rows run with SPEC.md's default rate limits and quotas (every key of
+ * The load rows run with SPEC.md's default rate limits and quotas (every key of
  * SERVICE_CONFIG falls back to SPEC's figure): their data is spread over enough tenants and
  * users to stay under them (bench/README.md has the arithmetic).
  */

@@ -1,4 +1,4 @@
-// Subscriptions suite (issue 10): S sockets with U subscriptions each, N series per
+// Subscriptions suite: S sockets with U subscriptions each, N series per
 // subscription, while the bench's bulk ingest runs. Figures:
 // - delivery latency, p50 and p99: from the acknowledgement of a write to the frame holding its
 //   point, for a trickle of writes to subscribed series (every TICK_MS one request with one
@@ -42,7 +42,7 @@ export const SUBSCRIPTIONS_SIZES: Record<'full' | 'small' | 'tiny', Subscription
   tiny: { socketCount: 2, subscriptionsPerSocket: 2, seriesPerSubscription: 5, bulk: DATAPOINT_SIZES.tiny, runCount: 1 },
 };
 
-/** Issue 10's targets. */
+/** The subscriptions targets (bench/README.md). */
 const LATENCY_P50_TARGET_MS = 100;
 const LATENCY_P99_TARGET_MS = 500;
 const THROUGHPUT_RATIO_TARGET = 0.8;

@@ -1,4 +1,4 @@
-// Varied data point queries (issue 11, TSBS-style): every pick draws seeded random series and
+// Varied data point queries (TSBS-style): every pick draws seeded random series and
 // windows and no pick repeats within a run, so no result cache can answer one from an earlier
 // one. Each system gets the same picks (same seed). Every answer is checked against the
 // generator (workload.ts).
@@ -29,8 +29,8 @@ export interface VariedSize {
    * Picks run before the measured ones (new picks too, checked, reported apart): a service on a
    * JIT runtime runs a read path's code for the first time in them. Our V1 over 30 picks after 3
    * warm-up read p90 1.4-2.7x VictoriaMetrics' across runs, its server times falling from 2-6 ms
-   * over the first dozen picks to under 1 ms; after 100 warm-up picks 0.8-0.9x (bench/RESULTS.md,
-   * session 9). The rows measure the steady state a running service serves; the warm-up picks'
+   * over the first dozen picks to under 1 ms; after 100 warm-up picks 0.8-0.9x (runs of
+   * 2026-11-25). The rows measure the steady state a running service serves; the warm-up picks'
    * own median and p90 go in the notes, so the first reads after a start stay on record.
    */
   warmupCount: number;

@@ -1,4 +1,4 @@
-// The data point workload (issue 3): S series x P points at 1 s spacing, values that look like
+// The data point workload: S series x P points at 1 s spacing, values that look like
 // sensor readings (a daily cycle plus noise, three decimals), all from a stateless hash of
 // (series, point index), so any system's answer can be recomputed exactly from here.
 import { hashUniform } from './prng.ts';

@@ -127,7 +127,7 @@ const settingsMemo = new WeakMap<ServiceConfig['policy'], Map<string, TenantSett
  * Resolved once per policy and tenant and frozen: the policy never changes while the service
  * runs (loadConfig freezes it), and the rate limiter and the quotas ask on every request,
  * four times per ingest request, each a dozen spread objects (~1% of the event loop under the
- * gateway shape, bench/probe.ts --perf, session 10).
+ * gateway shape, bench/probe.ts --perf, 2026-11-25).
  */
 export function settingsFor(config: Pick<ServiceConfig, 'policy'>, tenant: string): TenantSettings {
   let byTenant = settingsMemo.get(config.policy);

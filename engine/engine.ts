@@ -44,10 +44,10 @@ export interface Engine {
   resources: ResourceEngine;
   edges: EdgeEngine;
   events: EventEngine;
-  /** Files (issue 10): bytes in DATA_DIR/files, the index in PostgreSQL. */
+  /** Files: bytes in DATA_DIR/files, the index in PostgreSQL. */
   files: FileEngine;
   datapoints: DatapointEngine;
-  /** Subscription records, the embedded broker and the ad hoc stream (issue 10). */
+  /** Subscription records, the embedded broker and the ad hoc stream. */
   subscriptions: SubscriptionEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;

@@ -1,4 +1,4 @@
-// The event log's use cases (SPEC "Events", issue 9) bound to PostgreSQL. Creates charge the
+// The event log's use cases (SPEC "Events") bound to PostgreSQL. Creates charge the
 // daily `events` quota and the cumulative `events` ceiling before anything is written.
 import type { Event, EventCreate, EventFilterRequest, EventUpdateItem } from '../schemas/events.ts';
 import type { Access } from './grants/access.ts';

@@ -1,4 +1,4 @@
-// The files use cases (issue 10) bound to PostgreSQL (the index) and a blob store (the bytes:
+// The files use cases bound to PostgreSQL (the index) and a blob store (the bytes:
 // DATA_DIR/files by default, blob-store.ts for the seam). Files are a per-tenant feature
 // (SERVICE_CONFIG tenants.<organization>.files, default off): every call checks it first and
 // is a 403 when it is off. Files have no data set, so any token of the tenant may use them.

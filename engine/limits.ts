@@ -7,7 +7,7 @@ export const BODY_BYTES_MAX = 4 * 1024 * 1024;
 export const DATAPOINT_BODY_BYTES_MAX = 16 * 1024 * 1024;
 
 /**
- * Not in SPEC (issue 7): deepest nesting of objects and arrays accepted in a JSON request body.
+ * Not in SPEC: deepest nesting of objects and arrays accepted in a JSON request body.
  * The deepest legitimate body of our schemas is about 6 levels (items[].update.metadata.add);
  * 64 leaves room for filters to grow while keeping every recursive consumer (TypeBox's checks,
  * error listing, JSON.stringify of echoed values) far from the stack limit. Deeper is a 400.
@@ -16,7 +16,7 @@ export const JSON_DEPTH_MAX = 64;
 
 /** SPEC Limits, "Batch caps": items in any standard envelope. */
 export const ITEMS_PER_REQUEST_MAX = 10_000;
-/** Issue 10 (SPEC leaves subscription creation open): series one subscription names by id, at most. */
+/** Series one subscription names by id, at most (SPEC leaves subscription creation open). */
 export const SUBSCRIPTION_SERIES_MAX = 10_000;
 /** SPEC "Subscription stream": messages in one server frame, at most. */
 export const SUBSCRIPTION_FRAME_MESSAGES_MAX = 500;
@@ -41,7 +41,7 @@ export const DATAPOINT_VALUE_CHARS_MAX = 64;
 
 /** SPEC Limits, "List caps": time series list/filter. */
 export const TIMESERIES_LIST_LIMIT_MAX = 10_000;
-/** Issue 2: the list parameter's documented default (1000) wins over the prose's 100. */
+/** SPEC's list parameter: its documented default (1000) wins over the prose's 100. */
 export const TIMESERIES_LIST_LIMIT_DEFAULT = 1_000;
 export const TIMESERIES_SEARCH_LIMIT_MAX = 1_000;
 export const TIMESERIES_SEARCH_LIMIT_DEFAULT = 100;
@@ -53,7 +53,7 @@ export const TIMESERIES_SEARCH_LIMIT_DEFAULT = 100;
 export const TIMESTAMP_MS_MIN = -2_208_988_800_000;
 export const TIMESTAMP_MS_MAX = 4_102_444_799_999;
 
-/** Largest id handed out, so JavaScript clients hold ids exactly (issue 2). */
+/** Largest id handed out, so JavaScript clients hold ids exactly. */
 export const ID_MAX = Number.MAX_SAFE_INTEGER;
 
 /** Data point reads: raw points per item per request (CDF default 100, max 100 000). */
@@ -63,19 +63,19 @@ export const DATAPOINTS_LIMIT_MAX = 100_000;
 export const AGGREGATES_LIMIT_MAX = 10_000;
 
 /**
- * Not in SPEC: at most this many per-field problems are listed for one POST /timeseries/data
- * (issue 3), so a body of a million bad points cannot build a million error objects.
+ * Not in SPEC: at most this many per-field problems are listed for one POST /timeseries/data,
+ * so a body of a million bad points cannot build a million error objects.
  */
 export const DATAPOINT_ERRORS_MAX = 1_000;
 
 /**
- * Issue 10, Files: a path is `/`-separated folders and a name; each segment at most 255 UTF-8
+ * Files: a path is `/`-separated folders and a name; each segment at most 255 UTF-8
  * bytes (a file name on common file systems), the whole path at most 1,024 bytes.
  */
 export const FILE_SEGMENT_BYTES_MAX = 255;
 export const FILE_PATH_BYTES_MAX = 1_024;
-/** Issue 10: an uploaded Content-Type is kept and returned; at most this many characters. */
+/** An uploaded Content-Type is kept and returned; at most this many characters. */
 export const FILE_CONTENT_TYPE_CHARS_MAX = 255;
-/** Issue 10: files per GET /files page (not shown in SPEC; a page of paths stays under a few MB). */
+/** Files per GET /files page (not shown in SPEC; a page of paths stays under a few MB). */
 export const FILE_LIST_LIMIT_DEFAULT = 100;
 export const FILE_LIST_LIMIT_MAX = 1_000;

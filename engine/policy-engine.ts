@@ -1,4 +1,4 @@
-// The policy use cases (issue 9 "Policies"; shapes fixed by the issue) bound to PostgreSQL:
+// The policy use cases (docs/api.md "Policies") bound to PostgreSQL:
 // naming policies, governance templates and the folded state of policy findings. Creating a
 // policy charges the tenant's node quota (SPEC counts policies among nodes and objects).
 import type {

@@ -1,4 +1,4 @@
-// The resource use cases (SPEC "Resources", issue 8) bound to PostgreSQL. Writes run through
+// The resource use cases (SPEC "Resources") bound to PostgreSQL. Writes run through
 // the graph guard (every resource stays reachable from a root) with naming policies evaluated
 // in the same transaction; creates charge the daily `nodes` quota and the objects ceiling, and
 // relations the daily `relationships` quota, before anything is written.

@@ -1,4 +1,4 @@
-// The subscription use cases (issue 10) bound to their stores: the records in PostgreSQL, the
+// The subscription use cases bound to their stores: the records in PostgreSQL, the
 // embedded broker (engine/subscriptions/subscription-broker.ts) fed by the ingest log's
 // post-commit hook, and the ad hoc fan-out of /timeseries/datapoints/listen.
 import type { Subscription, SubscriptionCreate, SubscriptionUpdateItem } from '../schemas/subscriptions.ts';

@@ -1,4 +1,4 @@
-// Tenants appear with their first valid token (issue 2): the first request of an
+// Tenants appear with their first valid token: the first request of an
 // organization records it. Known tenants are remembered so this costs one insert per tenant
 // per process.
 import type { Queryable } from './stores/queryable.ts';

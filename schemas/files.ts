@@ -1,4 +1,4 @@
-// Files (issue 10): the file record PUT /files answers and GET /files lists, and the delete
+// Files: the file record PUT /files answers and GET /files lists, and the delete
 // body. Paths are checked by engine/files/file-path.ts (segments, bytes, characters); the
 // schemas cap what JSON can carry before that check runs.
 import { Type, type Static } from '@sinclair/typebox';

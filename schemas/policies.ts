@@ -1,5 +1,5 @@
-// Naming policies, governance templates and policy findings (issue 9 "Policies"; SPEC leaves
-// the policy shape open and the issue fixes it).
+// Naming policies, governance templates and policy findings (docs/api.md "Policies"; SPEC leaves
+// the policy shape open).
 import { Type, type Static } from '@sinclair/typebox';
 import { CAPS, Description, EpochMs, Id, IdentifierSchema, Items, ItemsResponse, PagedResponse } from './common.ts';
 

@@ -1,4 +1,4 @@
-// Resources (SPEC "Resources"; issue 8 fixes the shapes, CDF-asset-like): nodes of the asset
+// Resources (SPEC "Resources"; the shapes SPEC leaves open, CDF-asset-like, in docs/api.md): nodes of the asset
 // graph, created and updated together with relations, hanging from root resources.
 import { Type, type Static } from '@sinclair/typebox';
 import {

@@ -1,10 +1,10 @@
-// Subscriptions (SPEC "Subscription stream"; issue 10 fixes the shapes SPEC leaves open): a
+// Subscriptions (SPEC "Subscription stream"; docs/api.md fixes the shapes SPEC leaves open): a
 // subscription names its series by id or externalId, and with `dataSetId` covers every series
 // in that data set and its descendants, including ones created later.
 import { Type, type Static } from '@sinclair/typebox';
 import { CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, PagedResponse } from './common.ts';
 
-/** Issue 10: at most 10,000 series per subscription by id (engine/limits.ts SUBSCRIPTION_SERIES_MAX). */
+/** At most 10,000 series per subscription by id (engine/limits.ts SUBSCRIPTION_SERIES_MAX). */
 export const SUBSCRIPTION_SERIES_MAX = 10_000;
 
 const Name = Type.String({ minLength: 1, maxLength: CAPS.nameCharsMax });

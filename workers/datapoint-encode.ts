@@ -1,4 +1,4 @@
-// Phase 2 of POST /timeseries/data (issue 3, "Pipeline"): once the main thread has resolved
+// Phase 2 of POST /timeseries/data: once the main thread has resolved
 // each item's series, parse every point's value against the series' valueType and build the
 // SeriesPoints columns (engine/datapoints/types.ts): sorted, one point per timestamp (last
 // wins), exactly the columns of the valueType. Scanning the body is datapoint-scan.ts.

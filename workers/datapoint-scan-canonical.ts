@@ -26,7 +26,7 @@ export interface PointColumns {
 
 // Imported constants read per point, as module constants: in the worker threads tsx compiles
 // these modules to CommonJS (piscina require()s the task), where each read of an imported
-// binding is a getter call (about a third of the workers' CPU, issue 3).
+// binding is a getter call (about a third of the workers' CPU).
 const KIND_NUMBER = VALUE_KIND_NUMBER;
 const KIND_STRING = VALUE_KIND_STRING;
 const CANONICAL_TIMESTAMP_MIN = TIMESTAMP_MS_MIN;
@@ -58,7 +58,7 @@ const VALUE_WORD_1 = littleEndianWord(CANONICAL_VALUE, 4);
 export function scanPointCanonical(scanner: PointColumns, start: number): number {
   const { b, n, words } = scanner;
   // Both keys are compared a word at a time, and the timestamp read four digits at a time:
-  // SWAR on 32-bit words, with the same rules as byte by byte (issue 3: scanning is the
+  // SWAR on 32-bit words, with the same rules as byte by byte (scanning is the
   // longest step of an ingest request).
   if (start + POINT_BYTES_MIN > n) return -1;
   if (words.getUint32(start, true) !== TIMESTAMP_WORD_0 || words.getUint32(start + 4, true) !== TIMESTAMP_WORD_1

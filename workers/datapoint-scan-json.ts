@@ -6,7 +6,7 @@
 // checks the structure, and every number in its tree is a token index whose byte range,
 // kind and double value were recorded on the way. Legitimate numbers and value strings no
 // longer exist in the tree, so nothing can be mistaken for a token. A key named twice in one
-// object, at any depth, is refused (issue 7; JSON.parse would keep the last): when the tree
+// object, at any depth, is refused (JSON.parse would keep the last): when the tree
 // holds fewer keys than the text, the duplicates are the errors, alone (the shape under
 // last-wins would not be what the client meant).
 

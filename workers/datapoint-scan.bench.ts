@@ -1,4 +1,4 @@
-// Micro benchmark of the POST /timeseries/data pipeline in one thread (issue 3: JSON.parse
+// Micro benchmark of the POST /timeseries/data pipeline in one thread (JSON.parse
 // alone caps a process at about 2.2M points/s). Body: one item, FLOAT values as strings,
 // 1 s apart. Compares scan+encode with JSON.parse plus the same column building, and prints
 // points/s and a checksum of the columns. Full size: `npx tsx workers/datapoint-scan.bench.ts`

@@ -4,7 +4,7 @@
 // one past), then a seeded property test over random bodies (whitespace, key order, unknown
 // keys, duplicate keys, escapes, unicode, invalid UTF-8, exponent-form numbers, injected
 // errors) comparing the two scanners field by field, and "not JSON" with JSON.parse itself.
-// Duplicate keys (issue 7): one line per key and level, and a fast-check property against a
+// Duplicate keys: one line per key and level, and a fast-check property against a
 // small JSON tokenizer written here (refused exactly when some object repeats a decoded key).
 import fc from 'fast-check';
 import t from 'tap';
@@ -72,7 +72,7 @@ t.test('the fast path takes the shapes clients send', async (t) => {
   check(`{"x":${'['.repeat(70)}${']'.repeat(70)},"items":[{"id":1,"datapoints":[]}]}`, false); // deep unknown value
 });
 
-t.test('a key named twice in one object is refused, naming it (issue 7)', async (t) => {
+t.test('a key named twice in one object is refused, naming it', async (t) => {
   const check = (text: string, field: string, key: string, itemIndex?: number, pointIndex?: number) => {
     const scanned = scanText(text);
     t.same(
@@ -137,7 +137,7 @@ t.test('keys that only look alike, or repeat in different objects, are accepted'
   check(`{${unknown(32)},"items":[{"id":1,${unknown(32)},"datapoints":[]},{"id":2,${unknown(32)},"datapoints":[]}]}`, true);
 });
 
-// ---- property: refused exactly when some object repeats a key (issue 7) ----
+// ---- property: refused exactly when some object repeats a key ----
 
 /**
  * The reference: a recursive-descent reader of JSON text (valid JSON in, as generated below)
@@ -424,7 +424,7 @@ function randomJson(next: Next, depth: number, ws: () => string): string {
 function randomObject(next: Next, entries: [string, string][], ws: () => string): string {
   const all = [...entries];
   for (let i = 0; i < (next() < 0.8 ? 0 : 2); i++) all.push([jsonKey(next, pick(next, ['unit', 'meta', 'quality', 'x'])), randomJson(next, 0, ws)]);
-  if (next() < 0.005 && all.length > 0) all.push(pick(next, all)); // a duplicate key (refused: issue 7)
+  if (next() < 0.005 && all.length > 0) all.push(pick(next, all)); // a duplicate key (refused)
   for (let i = all.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [all[i], all[j]] = [all[j]!, all[i]!];

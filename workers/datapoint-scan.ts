@@ -1,9 +1,9 @@
-// Phase 1 of POST /timeseries/data (issue 3, "Pipeline"): a byte-level scanner for the body's
+// Phase 1 of POST /timeseries/data: a byte-level scanner for the body's
 // one shape that writes the flat point columns directly. It takes only bodies it can prove
 // valid and error-free; anything else (a syntax or shape error, escaped keys, a key named
 // twice in one object, very deep unknown values) goes to the JSON.parse scanner, which is the
 // reference and words the errors: both give identical ScannedBody values (property-tested).
-// Duplicate keys (issue 7): a known key sets its bit in its object's mask (one bit test per
+// Duplicate keys: a known key sets its bit in its object's mask (one bit test per
 // key); unknown keys, at any depth, go on ObjectKeys (json-bytes.ts). The canonical point
 // cannot hold a duplicate, so it needs neither. Escaped spellings (`"\u0069d"` is `"id"`):
 // scanKey leaves any key with a backslash to the fallback, so the keys compared here are raw
@@ -73,7 +73,7 @@ export function scanScratchBytes(bodyBytes: number): number {
 
 // Imported functions called in the per-point loops, as module constants: in the worker threads
 // tsx compiles these modules to CommonJS (piscina require()s the task), where each read of an
-// imported binding is a getter call (about a third of the workers' CPU, issue 3).
+// imported binding is a getter call (about a third of the workers' CPU).
 const scanPointCanonical = canonicalPoint;
 const skipWhitespace = jsonSkipWhitespace;
 const isQuotedKeyAt = jsonIsQuotedKeyAt;

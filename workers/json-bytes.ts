@@ -1,5 +1,5 @@
 // The JSON byte grammar the fast body scanner (datapoint-scan.ts) stands on: whitespace,
-// comparing keys in place, the unknown keys of open objects (duplicates, issue 7), and
+// comparing keys in place, the unknown keys of open objects (duplicates), and
 // validating-then-skipping the values it does not read (unknown keys) as strictly as
 // JSON.parse would. Anything it cannot prove valid throws BAIL, and the scanner hands the body
 // to the JSON.parse scanner (datapoint-scan-json.ts). Functions over the body's bytes; the
@@ -55,7 +55,7 @@ export const KEY_NON_ASCII = 2;
 export const OBJECT_KEYS_MAX = 64;
 
 /**
- * The keys read so far in each open object whose keys are not known in advance (issue 7: a
+ * The keys read so far in each open object whose keys are not known in advance (a
  * key named twice in one object is refused, not last-wins as in JSON.parse): byte ranges on
  * one bounded stack, innermost object last. An object remembers `top` when it opens (its
  * base) and sets it back when it closes. The fast path decides only what raw bytes can

@@ -1,4 +1,4 @@
-// The keys a JSON text names twice in one object (issue 7: refused, where JSON.parse would
+// The keys a JSON text names twice in one object (refused, where JSON.parse would
 // silently keep the last), each with its path. For the JSON.parse scanner
 // (datapoint-scan-json.ts), which words the errors; the byte-level fast path only proves a
 // body free of duplicates (json-bytes.ts, ObjectKeys). Keys are compared decoded, as

@@ -190,7 +190,7 @@ export function parseBigintText(bytes: Uint8Array, start: number, end: number): 
 /**
  * An exact decimal as an integer scaled by 10^scale, from
  * [+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)? over [start, end). Digits past the scale are
- * rounded half to even (issue 3 left the choice open); a result of more than `precision`
+ * rounded half to even (SPEC leaves the choice open); a result of more than `precision`
  * digits is out of range.
  */
 export function parseDecimalText(bytes: Uint8Array, start: number, end: number, precision: number, scale: number): bigint | NumberTextFailure {

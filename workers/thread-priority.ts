@@ -1,7 +1,7 @@
-// The parse workers' scheduling priority (issue 11, reads during ingest). On a machine with few
+// The parse workers' scheduling priority (reads during ingest). On a machine with few
 // cores, handing a body to a sleeping worker woke it onto the event loop's own core: the kernel
 // ran the woken worker first, and the event loop lost ~16% of its time inside Atomics.notify
-// and postMessage (bench/probe.ts gateway profile, session 9), time every waiting read and
+// and postMessage (bench/probe.ts gateway profile, 2026-11-25), time every waiting read and
 // acknowledgement waited too. A worker at a lower priority (a higher nice value) runs when the
 // event loop does not need the core, and still gets every idle core. Raising one's own nice
 // value needs no privilege; Linux gives each thread its own.

@@ -1,5 +1,5 @@
 // Test helper: checks a response against the schema its route declares for that status
-// (issue 2: every response body is a TypeBox schema). A 2xx whose status the route does not
+// (every response body is a TypeBox schema). A 2xx whose status the route does not
 // declare, a body that fails the declared schema, or a 204 with a body is a problem.
 // Validators are compiled once per schema, as the server does.
 import type { TSchema } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Test fixture for the route kinds (issue 7): a real uWS app on 127.0.0.1, port 0, with the
+// Test fixture for the route kinds: a real uWS app on 127.0.0.1, port 0, with the
 // test's own REST and WebSocket routes mounted through the real mountRoutes and
 // mountWebSocketRoutes, the real authenticator (HS256) and rate limiter. No stores: access
 // is every data set of the caller's tenant (grant resolution is tested with the real server).

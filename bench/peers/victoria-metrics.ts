@@ -136,7 +136,7 @@ export class VictoriaMetricsPeer implements DatapointSystem, LoadSystem {
   }
 
   /**
-   * The varied queries (issue 11), always with nocache=1 so its rollup result cache answers
+   * The varied queries, always with nocache=1 so its rollup result cache answers
    * none; sent as POST forms (a selector of 1,000 series does not fit a URL). Buckets as in
    * #rangeQuery; V3 is /api/v1/export over the window of exactly `count` points (inclusive
    * bounds, as it has no limit); V4 last_over_time back to the first point.

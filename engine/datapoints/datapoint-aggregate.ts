@@ -1,4 +1,4 @@
-// Data point aggregates (issues 3, 11): per granularity bucket, from the minute and hour rollup
+// Data point aggregates: per granularity bucket, from the minute and hour rollup
 // rows of clean buckets folded by the engine plus raw points where minutes are dirty, the
 // series' context (datapoint-read-context.ts) telling which. Requests alike share statements.
 import { BadRequestError } from '../errors.ts';
@@ -81,7 +81,7 @@ function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: Reado
   const shape = FAMILY_SHAPES[family];
   const minuteCondition = dirtyMinutes.size > 0 ? `NOT (${bucketRangeList(params, dirtyMinutes, MINUTE_BUCKET_MS)})` : '';
   if (range.granularityMs < ROLLUP_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.granularityMs !== MINUTE_BUCKET_MS);
-  // Hours a dirty range touches: their clean minutes from minute rows (issue 11), their dirty ones from raw points.
+  // Hours a dirty range touches: their clean minutes from minute rows, their dirty ones from raw points.
   const dirtyHours = widenSeriesRanges(dirtyMinutes, ROLLUP_BUCKET_MS, range.start, range.end);
   const grouped = range.granularityMs !== ROLLUP_BUCKET_MS;
   if (dirtyHours.size === 0) return rollupBucketsSql(shape, shape.rollupTable, '', grouped);
@@ -145,7 +145,7 @@ export async function loadMinuteDays(
 }
 
 /**
- * After a fold, the days of FLOAT series it recomputed are fetched into memory (issue 11: the
+ * After a fold, the days of FLOAT series it recomputed are fetched into memory (the
  * first 1m read after a load then runs no statement), unless they would take more than half
  * of the minute days' memory: a round that large (a gateway's steady stream) would only evict
  * what readers hold. Call once the fold's series are reported changed to the cache.
@@ -173,7 +173,7 @@ export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCac
 }
 
 /**
- * 1m partials of FLOAT series from whole days of minute rows held in memory (issue 11: each
+ * 1m partials of FLOAT series from whole days of minute rows held in memory (each
  * new window of a panned chart reads no statement once its days are held), fetched in one
  * statement where missing; minutes of dirty ranges left out (the caller reads them raw).
  */

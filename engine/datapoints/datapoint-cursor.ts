@@ -1,4 +1,4 @@
-// Opaque cursors of data point reads (issue 3): the position to resume from, bound to the
+// Opaque cursors of data point reads: the position to resume from, bound to the
 // direction of the walk (the codec's context) so a cursor of another kind of request is
 // refused, not misread. Encoding is engine/records/cursor-codec.ts; the policy (every
 // refused cursor is a 400) is here.

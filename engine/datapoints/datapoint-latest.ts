@@ -1,4 +1,4 @@
-// Latest data points (issue 3): the latest-table row of each series as of the last fold,
+// Latest data points: the latest-table row of each series as of the last fold,
 // checked against raw points where the series' context (datapoint-read-context.ts) has dirty
 // minutes, and the newest clean rollup row (hours, and minutes of dirty hours) when the row's own minute is dirty.
 import { ColumnarParams } from '../stores/columnar-params.ts';

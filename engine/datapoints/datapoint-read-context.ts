@@ -1,4 +1,4 @@
-// What every data point read shares (issue 3): the page-size check and the series' context,
+// What every data point read shares: the page-size check and the series' context,
 // dirty ranges and delete tombstones, from the in-memory index (read-context-index.ts, the
 // embedded engine) where it holds the series or one small statement, with the bound SQL
 // pieces they become. The reads themselves are
@@ -31,7 +31,7 @@ function contextsFromRows(ids: readonly number[], rows: readonly ContextRow[]): 
 }
 
 /**
- * Dirty ranges and tombstones of each series: from the index where it holds them (issue 11: no
+ * Dirty ranges and tombstones of each series: from the index where it holds them (no
  * statement, whatever is being written), else one statement. Nothing fetched is kept: the
  * index alone decides what it holds.
  */

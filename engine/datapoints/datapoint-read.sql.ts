@@ -1,4 +1,4 @@
-// SQL of the data point reads (issue 3). A read needs the series' context (dirty ranges
+// SQL of the data point reads. A read needs the series' context (dirty ranges
 // and delete tombstones: one small statement, or read-context-cache.ts), then one statement
 // for its rows: raw points, rollup rows (plus raw points of dirty hours) or latest rows, with
 // the tombstones bound as arrays. (Scalar subqueries cost several ms each in the engine here;

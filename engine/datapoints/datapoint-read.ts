@@ -1,4 +1,4 @@
-// Raw data point pages (issue 3): one statement for a page of one series, the tombstones of
+// Raw data point pages: one statement for a page of one series, the tombstones of
 // its context bound; the engine can write the page's JSON itself (readRawJson). Exact for every
 // acknowledged write and delete, whatever the fold has caught up with.
 import { Table } from 'apache-arrow';

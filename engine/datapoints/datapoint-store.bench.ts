@@ -1,4 +1,4 @@
-// Micro benchmark of the data point store on the embedded engine (issue 3): ingest through
+// Micro benchmark of the data point store on the embedded engine: ingest through
 // the group-commit log with fsync on every insert, the fold, bytes per point after merges, and
 // the four query shapes with targets (one series hourly AVG/MIN/MAX/COUNT, 100 series daily
 // AVG, 100 000 raw points of one series, latest of 100 series). Prints medians and a checksum.

@@ -1,4 +1,4 @@
-// Goal: the data point store keeps what SPEC and issue 3 promise: every value family reads
+// Goal: the data point store keeps what SPEC promises: every value family reads
 // back exactly (BIGINT beyond 2^53 included, in raw reads, MIN/MAX/SUM and latest), a later
 // write at a timestamp replaces the value, tenants never see each other, cursors visit each
 // point exactly once, and a delete beats an older version replayed after it, before and after

@@ -1,4 +1,4 @@
-// The data point store (issue 3): durable columnar inserts, deletes that beat replays, exact
+// The data point store: durable columnar inserts, deletes that beat replays, exact
 // raw/aggregate/latest reads, and the background work that keeps reads fast (rollup fold,
 // physical purge, crash recovery of dirty marks). Series metadata is not its business: it
 // sees a tenant, a numeric series id and the series' valueType.
@@ -287,7 +287,7 @@ export class DatapointStore {
    * from raw points. After the load it also waits while the raw parts the load left merge
    * (foldAfterMerges): its FINAL would merge those parts on the fly, the same k-way merge the
    * engine then runs again. A gateway load of 10M points: catch-up 5.3 -> 3.7 CPU-s, the
-   * fold's part 2.9 -> 1.3 (bench/probe.ts gateway; bench/RESULTS.md, session 8).
+   * fold's part 2.9 -> 1.3 (bench/probe.ts gateway, 2026-11-25).
    */
   private async maintain(fold: FoldOptions, scheduled: boolean): Promise<MaintenanceReport> {
     await this.merges?.update();

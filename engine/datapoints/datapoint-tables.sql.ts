@@ -1,4 +1,4 @@
-// DDL of the data point tables (issue 3), applied idempotently when the store opens. Tenant
+// DDL of the data point tables, applied idempotently when the store opens. Tenant
 // leads every ORDER BY. Every table syncs its parts on insert: a 2xx means durable (CONTRACT),
 // and a rollup row must be on disk before the dirty mark it resolves is removed.
 import { decimalColumnDdl } from './decimal-coding.ts';
@@ -26,7 +26,7 @@ ${DURABLE}`;
 }
 
 /**
- * Codecs of the rollup columns (issue 11, bytes per point): minute rows are one per series and
+ * Codecs of the rollup columns (bytes per point): minute rows are one per series and
  * minute, and without codecs they took 0.57 bytes per raw point after OPTIMIZE FINAL (20% of
  * the data dir; bench/probe.ts bulk, 10 series x 100,000 points). Keys and times step evenly
  * (Delta / DoubleDelta), counts are small (T64), values take ZSTD(3) like raw values (Gorilla
@@ -135,7 +135,7 @@ ORDER BY (tenant, series_id, version, begin_ms, end_ms)
 ${DURABLE}`;
 
 /**
- * Dirty marks: minute-aligned ranges (hour-aligned before issue 11, still valid) [begin, end) of a series whose rollups may be stale. A
+ * Dirty marks: minute-aligned ranges (hour-aligned in data directories written before minute rollups, still valid) [begin, end) of a series whose rollups may be stale. A
  * writer adds them after its points are committed, so a fold that starts after marked_at
  * (server clock, µs) sees those points; the fold removes only marks older than its start.
  * family '' means every family (a delete does not know the series' valueType).
@@ -163,7 +163,7 @@ const MINUTE_ROLLUPS_STATE = 'minute_rollups';
 const MINUTE_ROLLUPS_ABSENT = `(SELECT count() FROM datapoint_state WHERE name = '${MINUTE_ROLLUPS_STATE}') = 0`;
 
 /**
- * A data directory from before issue 11 has hourly rows and no minute rows, and the fold
+ * A data directory from before minute rollups has hourly rows and no minute rows, and the fold
  * builds hourly rows from minute rows: once, every series with hourly rows is marked dirty
  * over their span (the fold then computes its minutes from raw points, and reads answer from
  * raw points meanwhile), and only then the state row says it is done (a crash in between

@@ -1,4 +1,4 @@
-// The insert path of the data point store (issue 3): asserts the batch invariants, writes the
+// The insert path of the data point store: asserts the batch invariants, writes the
 // points of each storage family with one columnar insert (all tenants and batches of a group
 // commit together), with the dirty marks of dirty-ranges.ts (which hours of which series
 // changed). Rollups and latest points are left to the fold (rollup-fold.ts), off this path.
@@ -277,7 +277,7 @@ async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, gro
 /**
  * Points from which an insert's synchronous work is cut into slices (event-loop-turns.ts): a
  * gateway's group commit of ~400,000 points held the event loop for 45-80 ms at a time, and a
- * read arriving meanwhile waited for all of it (bench/RESULTS.md, sessions 8 and 9). Smaller
+ * read arriving meanwhile waited for all of it (bench/probe.ts gateway, 2026-11-25). Smaller
  * inserts finish within a slice anyway.
  */
 export const SLICED_INSERT_POINTS = 50_000;

@@ -1,4 +1,4 @@
-// The dirty marks of a write (issue 3, issue 11): which hour-aligned ranges of which series a
+// The dirty marks of a write: which hour-aligned ranges of which series a
 // group commit's points fall in, so the fold recomputes only those rollups, and their rows in
 // datapoint_dirty. Computed once per commit over every series of every request, for the table
 // and for the read contexts in memory (datapoint-store.ts).
@@ -36,7 +36,7 @@ export function bucketRuns(timestampMs: Float64Array, bucketMs: number): [number
 
 /**
  * The dirty runs of one series' points: hour-aligned, a contiguous run one mark. Minute marks
- * (issue 11) let the fold recompute only the minutes written, but every distinct mark is a row
+ * let the fold recompute only the minutes written, but every distinct mark is a row
  * of datapoint_dirty the fold must delete, and those deletes are mutations over the table's
  * parts: a gateway writing 10 s per series per request left one mark per series-minute instead
  * of one per series-hour (marks of the same hour are one row), and the catch-up after 3.4 M
@@ -64,7 +64,7 @@ export function dirtyRangesOf(batches: readonly (IngestBatch | PackedBatch)[]): 
  * It walks each series' hour runs in place rather than through dirtyRuns' arrays, and keys
  * runs by hour number (a small integer) rather than by their start in ms (a heap number per
  * lookup): with ~40,000 series entries per gateway commit this was an eighth of everything
- * the event loop allocated (heap sampling, bench/probe.ts gateway, session 11).
+ * the event loop allocated (heap sampling, bench/probe.ts gateway, 2026-11-25).
  */
 export class DirtyRangeCollector {
   readonly ranges: DirtyRange[] = [];

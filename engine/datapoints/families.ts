@@ -1,4 +1,4 @@
-// Storage families of data points (issue 3): each valueType maps to one family, and each
+// Storage families of data points: each valueType maps to one family, and each
 // family has its raw table, its minute and hourly rollups and its latest-point table, all with the same
 // layout apart from the value columns described here. Table and column names in SQL come
 // only from this file (STYLE §7: identifiers from a fixed allow-list).
@@ -20,7 +20,7 @@ export function familyOf(valueType: ValueType): Family {
 export const ROLLUP_BUCKET_MS = 3_600_000;
 
 /**
- * Minute rollups (issue 11) are the base of the 1m granularity and what the fold recomputes
+ * Minute rollups are the base of the 1m granularity and what the fold recomputes
  * hourly rows from (60 rows an hour instead of every raw point). Dirty marks are aligned to it.
  */
 export const MINUTE_BUCKET_MS = 60_000;
@@ -180,7 +180,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawLastSources: ['value'],
     readLast: ([value]) => `${value} AS out_value`,
   },
-  // MIXED keeps both kinds per point; aggregates see numeric points only (issue 3).
+  // MIXED keeps both kinds per point; aggregates see numeric points only.
   mixed: {
     family: 'mixed',
     rawTable: 'datapoints_mixed',

@@ -1,4 +1,4 @@
-// A data directory from before the decimal coding of FLOAT values (issue 11, decimal-coding.ts) has
+// A data directory from before the decimal coding of FLOAT values (decimal-coding.ts) has
 // its FLOAT doubles stored as Float64: `value` in the raw table, the sums, extremes and last
 // values in the minute and hour rollups. At open each such column is moved to the coding in
 // steps, each found again from the table's columns, so a crash between two steps resumes at

@@ -1,4 +1,4 @@
-// Goal (issue 11, bytes per point): FLOAT values stored decimally read back as the very doubles
+// Goal (bytes per point): FLOAT values stored decimally read back as the very doubles
 // written, every double alike (decimals, thirds, -0, infinities, NaN, subnormals, the extremes,
 // integers past 2^53) in raw reads, every finite one (all the API takes) in aggregates and the
 // latest point; decimal-looking values

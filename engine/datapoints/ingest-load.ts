@@ -1,4 +1,4 @@
-// How hard the store is being written to (issue 3): background work that competes with the
+// How hard the store is being written to: background work that competes with the
 // insert for the two cores (raw-table merges, the rollup fold) yields while a bulk load runs.
 // Bulk means a sustained rate over a short window, so a plant streaming a few thousand points
 // a second never counts as bulk and its merges and fold run as usual.

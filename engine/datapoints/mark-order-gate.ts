@@ -1,4 +1,4 @@
-// Lets an insert write its points and their dirty marks at the same time (issue 3, ack
+// Lets an insert write its points and their dirty marks at the same time (ack
 // latency: the marks' own synced part took ~10 ms after the points' part). The fold may drop
 // a mark older than its clock only if it saw the mark's points (rollup-fold.ts); written
 // together, a mark can be visible before its points. So the fold takes its clock only while

@@ -1,4 +1,4 @@
-// Raw-table merges wait while a bulk load runs (issue 3). A merge rewrites every point of its
+// Raw-table merges wait while a bulk load runs. A merge rewrites every point of its
 // parts; during a bulk load on two cores it took ~0.18 CPU-s per million points, a fifth of
 // the service's ingest CPU, and competed with the insert itself. Large group commits make few
 // parts, so merging them once the load is over costs less in total than merging as they come.

@@ -1,4 +1,4 @@
-// Goal (issue 11): 1m aggregates of FLOAT series read whole days of minute rows once (or the
+// Goal: 1m aggregates of FLOAT series read whole days of minute rows once (or the
 // fold fetches the days it recomputed) and then answer every new window of those days from
 // memory, exactly as the rollup statement would: a fold drops the days it recomputed (an
 // insert keeps them: its dirty minutes come from raw points), and a read too wide for memory

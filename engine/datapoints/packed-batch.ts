@@ -4,7 +4,7 @@
 // insert reads. A gateway keeps ~450 requests of 100 series waiting or being inserted at any
 // moment; as SeriesPoints they were ~14 MB of small objects that every scavenge had to copy
 // (1.7 MB a scavenge, 2.5 ms average and 13 ms at worst, 7% of the event loop; heap sampling
-// and --trace-gc-nvp, bench/probe.ts gateway, session 11). Packed, a request is one object,
+// and --trace-gc-nvp, bench/probe.ts gateway, 2026-11-25). Packed, a request is one object,
 // one Float64Array of numbers outside the heap and references to memory it already had.
 import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type IngestBatch, type SeriesPoints, type ValueType } from './types.ts';
 

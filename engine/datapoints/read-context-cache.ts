@@ -1,4 +1,4 @@
-// What reads of the embedded engine keep in memory between them (issues 3, 11): the read
+// What reads of the embedded engine keep in memory between them: the read
 // context of every series (read-context-index.ts: dirty ranges and tombstones, so a read runs
 // no context statement), the rollup rows of clean ranges (a repeated dashboard aggregate runs
 // no statement: bench Q1, Q2, Q4) and raw JSON pages (Q3). Only for the embedded engine: chdb
@@ -7,7 +7,7 @@
 // touches. With a ClickHouse server other processes write (Kafka ingesters, other api
 // replicas), and none of this exists.
 //
-// Invalidation is per series (issue 11: a gateway writing series X every few ms must not
+// Invalidation is per series (a gateway writing series X every few ms must not
 // evict the dashboard's series Y). A kept result names the series it depends on and the write
 // sequence when its fetch started (begin()); it is valid while none of them has had a write
 // end since, nor has one running. The fold reports the series it recomputed once it returns:
@@ -38,7 +38,7 @@ export const ROLLUP_RESULT_ROWS_MAX = 10_000;
  */
 export const RAW_PAGES_BYTES_MAX = 64 * 1024 * 1024;
 /**
- * Bytes of minute rollup days kept (issue 11: an analyst panning a chart asks a new 6 h window
+ * Bytes of minute rollup days kept (an analyst panning a chart asks a new 6 h window
  * of 1m aggregates each time; the rows of the series' day are the same). ~58 KB per series-day.
  */
 export const MINUTE_DAYS_BYTES_MAX = 32 * 1024 * 1024;

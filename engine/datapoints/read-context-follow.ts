@@ -1,4 +1,4 @@
-// How the read state held in memory follows the store's writes and folds (issue 11): the
+// How the read state held in memory follows the store's writes and folds: the
 // read-context index (dirty ranges, tombstones) and the kept results of read-context-cache.ts.
 // A write marks its ranges in memory before any row is written and settles them after; the
 // fold's clock records which writes had settled (the MarkOrderGate calls onClock), and its

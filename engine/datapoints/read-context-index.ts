@@ -1,4 +1,4 @@
-// The read context of every series held in memory (issue 11): dirty ranges (datapoint_dirty)
+// The read context of every series held in memory: dirty ranges (datapoint_dirty)
 // and delete tombstones (datapoint_tombstones) per (tenant, series), loaded from the two tables
 // at open and kept by the write paths, so a read never runs a context statement and a write to
 // one series never touches what reads of another see. Embedded engine only: chdb locks its

@@ -1,4 +1,4 @@
-// Goal (issue 11): on the embedded engine a read never runs the context statement, and writes
+// Goal: on the embedded engine a read never runs the context statement, and writes
 // to other series (inserts, deletes, folds, another tenant's ingest) neither make it run one
 // nor evict its kept rollup rows and raw pages; a write held back at the fold's clock keeps its
 // dirty ranges; contexts reloaded at open give the same answers. Method: the real chdb store

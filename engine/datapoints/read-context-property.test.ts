@@ -1,4 +1,4 @@
-// Goal (issue 11): with read contexts held in memory, every read stays exact under any order
+// Goal: with read contexts held in memory, every read stays exact under any order
 // of inserts (overwrites, late points), deletes, folds and reads, also while inserts, deletes
 // and folds run beside the reads. Method: fast-check draws command sequences against the real
 // embedded store; a plain JS map of each series' live points (the model) is the reference for

@@ -1,4 +1,4 @@
-// Goal (issue 11): the fold's statements stay bounded however its ranges fall: statementChunks
+// Goal: the fold's statements stay bounded however its ranges fall: statementChunks
 // hands every range to exactly one statement, none with more than rangesMax ranges or
 // SPANS_PER_STATEMENT distinct (tenant, begin, end) spans, and rangeConditions writes one
 // term per span. Method: fast-check over random ranges (few spans, as after a gateway's load,

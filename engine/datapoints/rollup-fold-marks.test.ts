@@ -1,4 +1,4 @@
-// Goal (issue 11): the fold removes its marks in few statements yet never one too large for
+// Goal: the fold removes its marks in few statements yet never one too large for
 // the engine: 5,000 marks (a round's rangesPerFold) go, those marked after the fold's clock
 // stay. Method: marks written to the real embedded engine's datapoint_dirty, removed with the
 // fold's own deleteFoldedMarks, counted back with SQL.

@@ -75,7 +75,7 @@ GROUP BY tenant, series_id, fold_bucket`;
 }
 
 /**
- * Hours recomputed from their minute rows (issue 11: 60 rows an hour, not every raw point).
+ * Hours recomputed from their minute rows (60 rows an hour, not every raw point).
  * FINAL: a minute folded twice has two rows until a merge. Extremes only over minutes with
  * aggregating points (MIXED: a minute of text points has value_count = 0 and no extremes).
  */
@@ -114,7 +114,7 @@ GROUP BY tenant, series_id`;
  * Removes the folded marks older than the fold's start (newer ones stay dirty), up to 1,000 in
  * one statement (rollup-fold.ts MARKS_PER_DELETE): a lightweight DELETE is a mutation over the
  * table's parts, and one per 100 marks made the deletes the largest cost of a round (~0.6 s
- * of ~1 s, issue 11).
+ * of ~1 s).
  */
 export const FOLD_DELETE_MARKS_SQL = `DELETE FROM datapoint_dirty
 WHERE (tenant, series_id, family, begin_ms, end_ms) IN (

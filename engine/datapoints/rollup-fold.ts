@@ -1,4 +1,4 @@
-// The rollup fold (issues 3, 11): recomputes the minute rollups of the minutes that dirty marks
+// The rollup fold: recomputes the minute rollups of the minutes that dirty marks
 // name from raw points, then the hourly rollups of the hours they touch from minute rows, then
 // the latest points, in the background. Reads never wait for it: until a mark is gone they
 // compute its minutes from raw points, so answers stay exact.

@@ -1,4 +1,4 @@
-// Dirty ranges as the rollup reads use them (issue 11): widened to whole minute or hour buckets
+// Dirty ranges as the rollup reads use them: widened to whole minute or hour buckets
 // and clipped to a read's window, and the bound SQL conditions over a rollup table's bucket
 // column that leave them out or take them in. Which ranges are dirty is the read context's
 // business (datapoint-read-context.ts); what the reads do with them, the readers'.

@@ -1,4 +1,4 @@
-// Physical removal of deleted points (issue 3), in the background. Reads already skip them
+// Physical removal of deleted points, in the background. Reads already skip them
 // through the tombstones; this removes the rows (lightweight DELETE), marks the tombstone
 // purged, and drops purged tombstones after the replay horizon. Rollups are corrected by
 // the fold, which the dirty marks of the delete schedule.

@@ -6,7 +6,7 @@ export const VALUE_TYPES = ['BIGINT', 'FLOAT', 'FLOAT32', 'NUMERIC', 'DECIMAL32'
 export type ValueType = (typeof VALUE_TYPES)[number];
 
 /**
- * Decimal semantics (issue 3): NUMERIC is Decimal(18, 6), DECIMAL32 is Decimal(9, 3).
+ * Decimal semantics: NUMERIC is Decimal(18, 6), DECIMAL32 is Decimal(9, 3).
  * Both travel as integers scaled by 10^scale in a BigInt64Array, so no double is involved.
  */
 export const DECIMAL_FORMAT = {
@@ -45,7 +45,7 @@ export const SERIES_VALUE_COLUMNS = ['float', 'bigint', 'scaled', 'isText'] as c
  * A series' value column by its place in SERIES_VALUE_COLUMNS, read by name: `series[name]`
  * with the name from a list is a megamorphic keyed load, and the log record, its copy and the
  * workers' wire made ~1,500 of them per gateway request (~2.7% of the service's CPU in perf,
- * bench/probe.ts gateway, session 10).
+ * bench/probe.ts gateway, 2026-11-25).
  */
 export function seriesValueColumn(series: SeriesPoints, k: number): Float64Array | BigInt64Array | Uint8Array | undefined {
   switch (k) {
@@ -75,13 +75,13 @@ export interface IngestBatch {
    * Monotonic write version (assigned once when the batch enters the log). The store keeps
    * the point with the highest version per (tenant, series, timestamp), and a delete records
    * the version it was issued at, so replaying a batch can neither duplicate a point nor
-   * bring back a deleted one (issue 3, Kafka mode).
+   * bring back a deleted one (Kafka mode).
    */
   writeVersion: bigint;
 }
 
 /**
- * A batch the ingest log has made durable, as its commit listeners get it (issue 7: the
+ * A batch the ingest log has made durable, as its commit listeners get it (the
  * post-commit hook subscriptions stand on). Every listener of a commit gets the same object,
  * on memory nobody else reuses, so it may be kept; nobody may modify it.
  */
@@ -135,7 +135,7 @@ export interface IngestLog {
   close(): Promise<void>;
 }
 
-// ---- Reads (issue 3). Every read takes the tenant first and a series with its valueType
+// ---- Reads. Every read takes the tenant first and a series with its valueType
 // (the series row lives in PostgreSQL; the store only sees tenant, numeric id and valueType).
 
 /** A series as the store addresses it. */

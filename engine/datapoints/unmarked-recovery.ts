@@ -1,4 +1,4 @@
-// Crash recovery of dirty marks (issue 3): an insert writes its points, then their dirty
+// Crash recovery of dirty marks: an insert writes its points, then their dirty
 // marks; a delete its tombstone, then its marks. A crash in between leaves a change (never
 // acknowledged, but stored and visible to raw reads) that the rollups would not know about.
 // A checkpoint records the highest part block number of each raw table, and the newest

@@ -1,4 +1,4 @@
-// Event create, update and delete (SPEC "Event", "Events"; issue 9). A create is one
+// Event create, update and delete (SPEC "Event", "Events"). A create is one
 // transaction, all-or-nothing, and readable when it answers (the row is committed before the
 // reply; no index lags behind it). Rows with one id collapse: a retried create answers the
 // stored events. Related resources resolve against the tenant's nodes (resources, time series,
@@ -117,7 +117,7 @@ export async function createEvents(store: RelationalStore, access: Access, items
 /**
  * The stored events in request order. A row this statement inserted is exactly its input
  * (the first item with its id) with the create time, so it is answered without being read
- * back (issue 9: reading 10,000 events back cost as much again as parsing them); an id
+ * back (reading 10,000 events back cost as much again as parsing them); an id
  * stored before (a retry, or a racing create that committed first) is read back: the stored
  * event wins.
  */

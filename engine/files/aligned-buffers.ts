@@ -1,4 +1,4 @@
-// Page-aligned buffers for direct I/O (O_DIRECT) of file uploads (issue 10). A buffered
+// Page-aligned buffers for direct I/O (O_DIRECT) of file uploads. A buffered
 // write of a 2 GiB upload costs the kernel a page-cache page per 4 KiB, and on this kind of
 // virtual machine the first touch of each fresh page is dear: measured here, 2 GiB written
 // through the page cache took 1.3 s of CPU per 512 MiB against 0.05 s with O_DIRECT, which

@@ -1,4 +1,4 @@
-// The storage seam of files (issue 10): where a file's bytes live, behind a few calls, so an
+// The storage seam of files: where a file's bytes live, behind a few calls, so an
 // S3-compatible object store can replace the directory for scale-out. The index (paths,
 // sizes, hashes, which blob a path names) is PostgreSQL's (file-write.sql.ts,
 // file-read.sql.ts); a store only keeps blobs under keys the engine generates (random, never

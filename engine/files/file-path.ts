@@ -1,4 +1,4 @@
-// File paths (issue 10): `/`-separated folders and a name. The structure is a 400 (a path is
+// File paths: `/`-separated folders and a name. The structure is a 400 (a path is
 // required; no empty segment, so no leading, trailing or doubled `/`; no `.` or `..`
 // segment), lengths and characters a 422 like every field cap (api/validation.ts): a segment
 // at most FILE_SEGMENT_BYTES_MAX UTF-8 bytes, the path at most FILE_PATH_BYTES_MAX, no

@@ -1,4 +1,4 @@
-// Reading files (issue 10): one file's record and bytes, and folder listings paged by name.
+// Reading files: one file's record and bytes, and folder listings paged by name.
 // A download reads the index, then opens the blob that row names; a replace or delete that
 // removes that blob in between makes the open miss, and the index is read again, so the
 // reader gets the old file or the new one whole (blob-store.ts pins what it opened).

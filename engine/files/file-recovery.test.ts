@@ -1,4 +1,4 @@
-// Goal: issue 10's crash guarantees at the engine: whatever state a crash leaves (an upload
+// Goal: the crash guarantees at the engine: whatever state a crash leaves (an upload
 // mid-write, a blob durable but not yet indexed, a blob replaced or deleted but not yet
 // removed), the next start leaves every indexed file readable and no other blob or staging
 // file behind; and an upload that fails mid-stream (the client leaves, the quota refuses)

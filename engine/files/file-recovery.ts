@@ -1,4 +1,4 @@
-// Recovery of the files store at start (issue 10: a crash mid-upload leaves no partial file
+// Recovery of the files store at start (a crash mid-upload leaves no partial file
 // visible, and no blob behind): staging leftovers are removed by the blob store, and every
 // blob noted in file_blobs_pending is one no index row names (file-write.ts notes a blob
 // before it is durable and drops the note in the transaction that indexes it), so it is

@@ -1,4 +1,4 @@
-// A files index row as PostgreSQL answers it, and the record the API returns (issue 10).
+// A files index row as PostgreSQL answers it, and the record the API returns.
 import type { FileRecord } from '../../schemas/files.ts';
 
 /** Columns of FileRow, in SQL. */

@@ -1,4 +1,4 @@
-// Writing files (issue 10): an upload streams into a new blob (hashed and charged to the
+// Writing files: an upload streams into a new blob (hashed and charged to the
 // daily ingestedBytes quota chunk by chunk, so a refused upload stops at the chunk that passes
 // the quota), then one transaction points the path at it. A replace is that same transaction
 // on an existing row: a reader sees the old blob or the new one, never a mix, and a reader

@@ -1,6 +1,6 @@
 // Goal: a resource's geoLocation is accepted when it is RFC 7946 GeoJSON of at most 65,536
 // characters, refused with a 400 naming the field when it is not GeoJSON, and with a 422 when
-// it is too long (issue 8, SPEC Conventions). Method: the pure check, one line per case, each
+// it is too long (SPEC Conventions). Method: the pure check, one line per case, each
 // kind of GeoJSON object valid and a typical mistake for each; the cap at the limit and one past.
 import t from 'tap';
 import { BadRequestError, UnprocessableError } from '../errors.ts';

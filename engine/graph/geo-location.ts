@@ -1,4 +1,4 @@
-// A resource's `geoLocation` (issue 8: raw GeoJSON, up to 65,536 characters, validated as
+// A resource's `geoLocation` (raw GeoJSON, up to 65,536 characters, validated as
 // GeoJSON): the size cap and RFC 7946 validity, checked before any row is written. The
 // validation itself is @placemarkio/check-geojson's; this module only frames what it says
 // as SPEC errors (over the cap: 422, a field cap; not GeoJSON: 400, a wrong input).

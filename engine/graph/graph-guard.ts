@@ -1,4 +1,4 @@
-// The reachability rule of the asset graph (SPEC edge rule 7, issue 8 "Reachability"): every
+// The reachability rule of the asset graph (SPEC edge rule 7): every
 // resource stays reachable from a root. Every write that changes a tenant's graph runs through
 // `write`, which serialises the tenant's graph writes on its graph_versions row, checks the
 // change against the structure held in memory (graph-structure.ts) before commit, and refuses

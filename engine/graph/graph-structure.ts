@@ -1,7 +1,6 @@
 // The structure of one tenant's graph held in memory: which nodes are resources, which are
 // roots, and which edge joins what. It answers one question for the graph guard: after a
-// proposed change, which surviving resources can no root reach any more (SPEC edge rule 7,
-// issue 8 "Reachability")? Reachability follows edges of any type in their direction and may
+// proposed change, which surviving resources can no root reach any more (SPEC edge rule 7)? Reachability follows edges of any type in their direction and may
 // pass through time series and data sets, which are never stranded themselves.
 //
 // Why the check is local: if every node that loses an incoming edge (or its root flag) is

@@ -1,4 +1,4 @@
-// Resource reads (SPEC "Resources", issue 8): get, byids, filter with the time series
+// Resource reads (SPEC "Resources"): get, byids, filter with the time series
 // filter's rules where the fields match (plus isRoot, and dataSetId with descendants) and
 // keyset paging, and search (fuzzy over name, externalId and description; its filter is
 // ignored, as SPEC says). Unreadable resources behave as missing everywhere.

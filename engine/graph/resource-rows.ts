@@ -1,4 +1,4 @@
-// Row ↔ record mapping for resources (issue 8 fixes the shape).
+// Row ↔ record mapping for resources (the shape: docs/api.md "Resources and the asset graph").
 import type { Resource } from '../../schemas/resources.ts';
 import type { NodeRow } from '../meta/timeseries-rows.ts';
 

@@ -1,4 +1,4 @@
-// Resource create, update and delete (SPEC "Resources", issue 8): each request is one
+// Resource create, update and delete (SPEC "Resources"): each request is one
 // transaction under the tenant's graph lock (graph-guard.ts), nodes and relations together,
 // all-or-nothing. Every check runs before the first row is written where it can; what only
 // the written graph can tell (a resource no root reaches) is checked by the guard before

@@ -1,4 +1,4 @@
-// The wire form of an IngestBatch on the Kafka ingest log (issue 3): a compact columnar
+// The wire form of an IngestBatch on the Kafka ingest log: a compact columnar
 // binary, one column after another per series. Framing, keys and partitions are
 // kafka-message.ts's concern; what the store does with a batch is the store's.
 //

@@ -1,4 +1,4 @@
-// Goal: the post-commit hook of the group-commit log (issue 7) passes listeners exactly the
+// Goal: the post-commit hook of the group-commit log passes listeners exactly the
 // points of each acknowledged append, every value type exact (BIGINT past 2^53 included), on
 // memory of their own that later appends cannot overwrite; never a refused or failed append;
 // not after unsubscribing; and a listener that throws or rejects is logged without failing

@@ -1,4 +1,4 @@
-// The post-commit hook of the ingest path (issue 7): listeners registered here get each batch
+// The post-commit hook of the ingest path: listeners registered here get each batch
 // once it is durable, from the group-commit log (at its acknowledgement) or the Kafka ingester
 // (once inserted and its offsets committed). Subscriptions stand on it. What a listener does
 // with a batch is its own concern; a listener that fails is logged and never fails a commit.

@@ -1,4 +1,4 @@
-// The embedded ingest log (issue 3, CONTRACT "in-process group-commit batcher: a 2xx means
+// The embedded ingest log (CONTRACT "in-process group-commit batcher: a 2xx means
 // the points are stored and readable"): concurrent appends wait together and go to the store
 // in one insert, so one sync serves many requests and parts come out large. Each append gets
 // its own write version when it enters the log, so within a merged insert the later append
@@ -6,7 +6,7 @@
 // with OverloadedError (503 + Retry-After) instead of growing memory. Requests still being
 // parsed announce themselves (expectAppend), and a commit waits a moment for them: each
 // insert costs a fixed ~10-25 ms of engine CPU (parts, marks), so two senders' requests
-// alternating one per insert paid it twice as often as needed (issue 3, ingest CPU). Two
+// alternating one per insert paid it twice as often as needed (ingest CPU). Two
 // inserts may run at once: a request parsed while an insert is being written goes into the
 // next one at once instead of waiting behind it (2 senders: 1.9M -> 2.7M points/s here).
 // Commit listeners (onCommitted, commit-listeners.ts) get each batch once it is durable.
@@ -211,7 +211,7 @@ export class GroupCommitLog implements IngestLog {
    * Resolves once every append acknowledged before the call is in the store (of `tenant`
    * only, when given): a 2xx means readable (CONTRACT), so reads wait here for acknowledged
    * batches still being inserted. A read waits only for its own tenant's: a dashboard is not
-   * held back by another plant's gateways (issue 11, queries during ingest).
+   * held back by another plant's gateways (queries during ingest).
    */
   readBarrier(tenant?: string): Promise<void> {
     const waiting = new Set<number>();

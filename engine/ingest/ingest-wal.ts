@@ -1,4 +1,4 @@
-// The embedded ingest log's write-ahead file (issue 3, ack latency). An append is durable once
+// The embedded ingest log's write-ahead file (ack latency). An append is durable once
 // its batch is in an fdatasync'd segment; the engine insert can then follow in the background,
 // in larger inserts (group-commit.ts). Appends waiting together share one write and one sync.
 // At open, the batches of the segments left behind are handed back for replay: one that did

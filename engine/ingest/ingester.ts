@@ -1,4 +1,4 @@
-// The ingester role (CONTRACT `ROLE=ingester`, issue 3): consumes the datapoints topic in a
+// The ingester role (CONTRACT `ROLE=ingester`): consumes the datapoints topic in a
 // consumer group, decodes each fetched batch, merges it into as few store inserts as the
 // write versions allow, and commits the partition's offset only after the store resolved.
 // A crash before the commit means redelivery; the store's writeVersion makes the replay

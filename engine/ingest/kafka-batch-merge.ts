@@ -1,5 +1,5 @@
 // Merges the batches decoded from one Kafka fetch into as few store inserts as the
-// IngestBatch shape allows (issue 3): one per (tenant, writeVersion), since the store
+// IngestBatch shape allows: one per (tenant, writeVersion), since the store
 // resolves replays and deletes by the version of each batch and versions must never be
 // raised or lowered. The chunks of a large series are joined again; a chunk seen twice (a
 // redelivery inside one fetch) is dropped, which the store would have absorbed anyway.

@@ -24,7 +24,7 @@ export interface KafkaClientOptions {
 const EXPECTED_KAFKAJS_WARNINGS = [
   // We cap the idempotent producer's retries on purpose (kafka-log.ts): a write that cannot
   // reach Kafka must fail within appendTimeoutMs, and a retried append gets a new
-  // writeVersion, so a duplicate can never show (issue 3).
+  // writeVersion, so a duplicate can never show.
   'Limiting retries for the idempotent producer',
 ];
 

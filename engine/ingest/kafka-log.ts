@@ -1,4 +1,4 @@
-// The Kafka mode of the ingest log (CONTRACT `KAFKA_BROKERS`, issue 3): append() gives the
+// The Kafka mode of the ingest log (CONTRACT `KAFKA_BROKERS`): append() gives the
 // batch its writeVersion, sends one message per series to the topic through an idempotent
 // kafkajs producer with acks=all, and resolves only once Kafka acknowledged every message.
 // Appends that arrive while a send is in flight are coalesced into the next send (kafkajs

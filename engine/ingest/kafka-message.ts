@@ -1,4 +1,4 @@
-// How an IngestBatch becomes Kafka messages (issue 3): one message per series, keyed
+// How an IngestBatch becomes Kafka messages: one message per series, keyed
 // `<tenant>:<seriesId>` so the partitioner keeps a series on one partition, in order; a
 // series too large for one message is cut into chunks of consecutive timestamps under the
 // same key. Encoding is batch-codec.ts's; sending is kafka-log.ts's.

@@ -1,7 +1,7 @@
 // What this process last learned about the series a tenant writes to (id or externalId ->
 // seriesId and valueType), handed to the parse worker with a body so it can encode the points
-// in the same task as the scan: the second worker round trip cost ~4 ms of a ~40 ms insert
-// (issue 3). Only a guess: the insert still resolves every target in PostgreSQL (existence,
+// in the same task as the scan: the second worker round trip cost ~4 ms of a ~40 ms insert.
+// Only a guess: the insert still resolves every target in PostgreSQL (existence,
 // grants) and encodes again whenever one differs from what the worker assumed.
 import type { ValueType } from '../datapoints/types.ts';
 import type { SeriesTarget } from '../meta/series-targets.ts';

@@ -1,4 +1,4 @@
-// Reused shared memory for the ingest path (issue 3, ingest CPU). Every POST /timeseries/data
+// Reused shared memory for the ingest path (ingest CPU). Every POST /timeseries/data
 // used to allocate ~15 MB of ArrayBuffers per 100,000 points (the body, the scanned columns,
 // the encoded columns, the insert's columns); V8 answers that much external memory with full
 // garbage collections, which took a third of the service's CPU during bulk ingest. Slabs are

@@ -1,5 +1,5 @@
 // Goal: write versions only ever grow: within a process whatever the wall clock does, and
-// across a restart even when the clock went back (issue 3: a replayed or later batch must be
+// across a restart even when the clock went back (a replayed or later batch must be
 // ordered against deletes). Method: an in-memory high-water store and a clock under test
 // control; the data point store's persistence is exercised by datapoint-store.test.ts.
 import t from 'tap';

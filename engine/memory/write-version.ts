@@ -1,4 +1,4 @@
-// Write versions (issue 3): the monotonic bigint every ingest batch and every delete carries,
+// Write versions: the monotonic bigint every ingest batch and every delete carries,
 // so the store keeps the newest point per timestamp and a delete beats any older point, even
 // one replayed later. Versions are wall-clock microseconds, bumped by one when the clock
 // stalls or steps back, and never below a high-water mark persisted ahead of use: after a

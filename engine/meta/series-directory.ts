@@ -1,4 +1,4 @@
-// The keys of time series (id, externalId, valueType, data set) held in memory (issue 11), so
+// The keys of time series (id, externalId, valueType, data set) held in memory, so
 // a data point request resolves its series without a PostgreSQL round trip: a gateway's
 // 1,000-point request spent more CPU on that lookup than on storing its points. Only hits are
 // kept; a miss asks PostgreSQL every time, so a series created by any process is found at once.

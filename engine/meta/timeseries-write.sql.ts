@@ -32,7 +32,7 @@ SELECT e.id, e.start_id, rt.name FROM edges e JOIN relationship_types rt ON rt.t
 
 /**
  * Subscriptions naming any of the series $2 ($1 tenant), at most 1 000: the delete's 400
- * (SPEC: fields `type`, `subscriptionId`, `subscriptionExternalId`, `timeseriesId`; issue 10).
+ * (SPEC: fields `type`, `subscriptionId`, `subscriptionExternalId`, `timeseriesId`).
  */
 export const SUBSCRIPTIONS_BINDING = `
 SELECT s.id::float8 AS subscription_id, s.external_id AS subscription_external_id, ss.series_id::float8 AS timeseries_id

@@ -196,7 +196,7 @@ export async function deleteTimeSeries(store: RelationalStore, access: Access, i
       throw new BadRequestError('A time series that starts a relationship cannot be deleted; delete the relationship first',
         starts.map((s) => ({ field: 'items', message: 'starts a relationship', type: 'relationship', relationshipType: s.name, edgeId: s.id, timeseriesId: s.start_id })));
     }
-    // Issue 10: a series a subscription names cannot be deleted (subscription writes take the
+    // A series a subscription names cannot be deleted (subscription writes take the
     // same graph lock, so none binds one meanwhile).
     const { rows: bound } = await tx.query<{ subscription_id: number; subscription_external_id: string; timeseries_id: number }>(SUBSCRIPTIONS_BINDING, [tenant, ids]);
     if (bound.length > 0) {

@@ -1,4 +1,4 @@
-// The current state of each policy finding (issue 9, beyond SPEC): folded server-side from
+// The current state of each policy finding (beyond SPEC): folded server-side from
 // the whole policy_finding stream exactly as SPEC's lifecycle rules say, so clients need not
 // page the raw stream and fold it themselves. Paged by finding externalId.
 import type { PolicyFinding, PolicyFindingsRequest } from '../../schemas/policies.ts';

@@ -1,4 +1,4 @@
-// Governance templates (issue 9): a named set of policies that one call applies to a data set.
+// Governance templates: a named set of policies that one call applies to a data set.
 // Applying creates one policy per template entry, scoped to that data set (and so to its
 // descendants), with externalId `<template externalId>_<key>_<data set id>`. Applying again
 // is idempotent: entries already applied there are returned as they are, missing ones are

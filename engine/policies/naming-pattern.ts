@@ -1,4 +1,4 @@
-// A naming policy's pattern (issue 9): a JavaScript regular expression the whole value must
+// A naming policy's pattern: a JavaScript regular expression the whole value must
 // match. A pattern is refused at create and update when it does not compile, or when recheck
 // (a ReDoS checker that decides by automata theory, not a star-height heuristic) finds it open
 // to catastrophic backtracking or cannot prove it safe within its time budget: a policy runs

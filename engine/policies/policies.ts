@@ -1,4 +1,4 @@
-// Naming policies (issue 9 "Policies"): create, read, update and delete, each batch one
+// Naming policies (docs/api.md "Policies"): create, read, update and delete, each batch one
 // transaction, all-or-nothing. A policy's data set decides who may read and write it, as for
 // every record; one without a data set is open to every token of the tenant. Evaluation of
 // policies on writes lives in policy-evaluation.ts.

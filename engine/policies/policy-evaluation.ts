@@ -1,5 +1,5 @@
 // Naming policies evaluated on every resource and time series create and update, inside the
-// write's transaction (issue 9): an `enforce` policy refuses a non-conforming write (422
+// write's transaction: an `enforce` policy refuses a non-conforming write (422
 // naming the field and the policy, nothing written); an `advisory` one lets it through and
 // appends a policy_finding raise event in the same transaction, encoded exactly as SPEC's
 // "Policy finding" table says. The raise's id is derived from what it asserts (policy, node,

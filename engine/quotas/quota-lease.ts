@@ -1,4 +1,4 @@
-// Daily quota charged in leases (issue 11): a gateway's 1,000-point request charged its points
+// Daily quota charged in leases: a gateway's 1,000-point request charged its points
 // and its body bytes to PostgreSQL on every request, two round trips that cost more CPU than
 // storing the points. A process now charges PostgreSQL a slice of the quota ahead (the lease)
 // and spends it locally; PostgreSQL sees one charge per slice. The quota can still never be

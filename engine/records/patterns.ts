@@ -47,7 +47,7 @@ export function patternPredicate(params: SqlParams, column: string, patterns: st
   // wildcard is the same match written as an equality: the planner then knows the column is
   // one value, so an index (tenant, lower(column), sort key) also gives the sort order and a
   // page stops at its limit (a LIKE it turns into an index equality too, but without that
-  // knowledge it fetched and sorted every row of the range: issue 9's type + eventTime filter).
+  // knowledge it fetched and sorted every row of the range: the type + eventTime filter).
   const each = list.map((p) => (!hasWildcard(p)
     ? (options.literalCaseSensitive ? `${column} = ${params.bind(p)}` : `lower(${column}) = lower(${params.bind(p)})`)
     : `lower(${column}) LIKE lower(${params.bind(patternToIlike(p))})`));

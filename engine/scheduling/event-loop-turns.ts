@@ -1,7 +1,7 @@
-// Long synchronous work cut into slices (issue 11, reads during ingest). Everything a request
+// Long synchronous work cut into slices (reads during ingest). Everything a request
 // needs from the event loop waits while one job holds it: a gateway's group commit of ~400,000
 // points held it for 45-80 ms at a time, twice a second, and a chart's query arriving then
-// waited for all of it (bench/RESULTS.md, session 9). A job that may run long asks at its loop
+// waited for all of it (bench/probe.ts gateway, 2026-11-25). A job that may run long asks at its loop
 // boundaries whether its slice is used up and, if so, lets waiting I/O run before it goes on.
 
 /** The longest stretch a sliced job holds the event loop, ms: a V1 read takes ~1.5 ms idle. */

@@ -1,4 +1,4 @@
-// The columnar store seam (issue 3, CONTRACT "The embedded default and the scale-out
+// The columnar store seam (CONTRACT "The embedded default and the scale-out
 // engines"): one interface over the ClickHouse engine in process (npm chdb, a Session on
 // DATA_DIR/clickhouse) and a ClickHouse server (@clickhouse/client). Callers write one SQL
 // text with {name:Type} placeholders; values are always bound, never spliced. The only

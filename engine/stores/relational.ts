@@ -57,7 +57,7 @@ export interface RelationalStore {
   /**
    * A few connections whose commits do not wait for the WAL flush (synchronous_commit off),
    * for usage counters: a crash may forget their last fraction of a second of increments,
-   * and every write request saves two WAL fsyncs on its path (issue 3, ack latency).
+   * and every write request saves two WAL fsyncs on its path (ack latency).
    */
   counterPool: pg.Pool;
   /**

@@ -1,4 +1,4 @@
-// The ad hoc stream of /timeseries/datapoints/listen (issue 10): named series, no stored
+// The ad hoc stream of /timeseries/datapoints/listen: named series, no stored
 // subscription, no position: a socket gets the points committed while it listens. Fed by the
 // same post-commit hook as the broker, so nothing is sent before it is durable; the commit
 // path only queues the batch when the tenant has such a socket, and items are built after.

@@ -1,4 +1,4 @@
-// The subscription broker (issue 10): each subscription's unacked messages and its position
+// The subscription broker: each subscription's unacked messages and its position
 // live in PostgreSQL (subscription_messages, migration 007), so delivery state is the
 // broker's, not the socket's, and any instance on the same database resumes it.
 //

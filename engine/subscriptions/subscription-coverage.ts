@@ -1,4 +1,4 @@
-// Which subscriptions a tenant's series reach (issue 10): per tenant, the subscriptions bound
+// Which subscriptions a tenant's series reach: per tenant, the subscriptions bound
 // to each series and those covering each data set (its descendants included), loaded from
 // PostgreSQL and held for COVERAGE_TTL_MS. The broker's commit path reads it without waiting
 // (peek: a tenant known to have no subscription costs a map lookup); its flush loads it.

@@ -1,4 +1,4 @@
-// Subscription records (issue 10): create, list, byids, update (add and remove series, rename,
+// Subscription records: create, list, byids, update (add and remove series, rename,
 // data set) and delete. A subscription is a tenant's record, visible to every token of the
 // tenant; what it delivers to a listener is cut to that listener's grants at delivery. Series
 // and data sets it names must be readable by the writer (unreadable behaves as unknown: 400).

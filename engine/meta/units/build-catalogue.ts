@@ -1,4 +1,4 @@
-// Generates units-catalogue.json from QUDT (issue "foundation": Units). Run by hand when the
+// Generates units-catalogue.json from QUDT (SPEC "Units"). Run by hand when the
 // selection changes: `npx tsx engine/meta/units/build-catalogue.ts [--list]`. The runtime reads
 // only the JSON; this script, QUDT and QUDTLib are never loaded by the service.
 //

@@ -8,7 +8,7 @@ CREATE TABLE tenants (
 );
 
 -- One id space for every node of every tenant, capped at 2^53-1 so JavaScript clients hold
--- ids exactly (issue 2). Ids are never reused, so a deleted series' points stay orphaned
+-- ids exactly. Ids are never reused, so a deleted series' points stay orphaned
 -- until purged and can never be read through a new series.
 CREATE SEQUENCE node_id_seq AS bigint START 1 MAXVALUE 9007199254740991;
 

@@ -1,4 +1,4 @@
--- Series directory invalidation (issue 11): every API process keeps the keys of the time
+-- Series directory invalidation: every API process keeps the keys of the time
 -- series it resolves in memory (engine/meta/series-directory.ts), so a data point request
 -- makes no PostgreSQL round trip. A change of what it keeps (externalId, data set, value
 -- type) or a delete notifies every process, whichever path made it. Payload: the tenant

@@ -1,4 +1,4 @@
--- The asset graph (issue 8): resources are nodes of kind 'resource' with a root flag and a
+-- The asset graph: resources are nodes of kind 'resource' with a root flag and a
 -- raw GeoJSON location; edges already join any two nodes of a tenant.
 ALTER TABLE nodes ADD COLUMN is_root boolean NOT NULL DEFAULT false;
 ALTER TABLE nodes ADD COLUMN geo_location jsonb;

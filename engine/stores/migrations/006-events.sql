@@ -1,4 +1,4 @@
--- The event log (issue 9, SPEC "Event"): an append-style operational history keyed by a
+-- The event log (SPEC "Event"): an append-style operational history keyed by a
 -- correlation key (externalId) many events share. Tenant first in every key. `id` is a UUID
 -- (v7 when the server assigns it); rows with one id collapse, so a retried create is
 -- idempotent.

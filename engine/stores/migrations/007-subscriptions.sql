@@ -1,4 +1,4 @@
--- Subscriptions (SPEC "Subscription stream"; issue 10): a named stream of data points of the
+-- Subscriptions (SPEC "Subscription stream"): a named stream of data points of the
 -- series it names, and of every series in its data set and that set's descendants. Tenant
 -- first in every key. The subscription's own external ids are a space of their own.
 CREATE SEQUENCE subscription_id_seq AS bigint START 1 MAXVALUE 9007199254740991;

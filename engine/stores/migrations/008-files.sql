@@ -1,4 +1,4 @@
--- Files (issue 10): the index of the files feature. The bytes live in the blob store
+-- Files: the index of the files feature. The bytes live in the blob store
 -- (engine/files/blob-store.ts) under generated keys; a row names the blob its path holds.
 -- Paths compare byte for byte (COLLATE "C"), so a folder's files page by name and a recursive
 -- listing is one range of the primary key. Tenant first in every key.

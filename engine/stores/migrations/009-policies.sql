@@ -1,4 +1,4 @@
--- Naming policies and governance templates (issue 9 "Policies"). A policy is not a node of
+-- Naming policies and governance templates (docs/api.md "Policies"). A policy is not a node of
 -- the graph; it has its own id space and its own externalId namespace within the tenant.
 CREATE SEQUENCE policy_id_seq AS bigint START 1 MAXVALUE 9007199254740991;
 

@@ -1,4 +1,4 @@
--- The event log's reads at issue 9's size (1,000,000 events in a tenant; bench/events.ts).
+-- The event log's reads at the bench's size (1,000,000 events in a tenant; bench/events.ts).
 --
 -- Rows stay whole in the heap up to the largest target PostgreSQL allows (by default a row
 -- past about 2 KB has its largest values moved to the TOAST table): an event with a 100-word
