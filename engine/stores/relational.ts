@@ -38,8 +38,9 @@ export const PG_COUNTER_POOL_SIZE_MAX = 4;
  * it from the OS (its page cache, or the disk when that was evicted) on every read: a
  * 1,000-event page reads ~1,000-2,000 pages, and 1,000,000 events with their indexes take
  * 3.5 GB. With 128 MB a page over a random window spent 2-3 ms more in PostgreSQL than with
- * its table held, and a cold one up to 100 ms (bench/RESULTS.md, the events suite). Shared
- * memory is only touched as pages are read, so a small database costs no more.
+ * its table held, and a cold one up to 100 ms (a probe over the events suite's data,
+ * 2026-11-25; bench/README.md). Shared memory is only touched as pages are read, so a small
+ * database costs no more.
  */
 export function embeddedSharedBuffersMb(machineBytes = totalmem()): number {
   const MB = 1024 * 1024;
