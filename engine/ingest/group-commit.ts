@@ -242,8 +242,9 @@ export class GroupCommitLog implements IngestLog {
    * Commits take the queue in arrival order, so "every append up to the newest one holding a
    * read series" is one comparison per commit: the read waits for the insert carrying that
    * append and for an insert taken before it still running, never for the queue behind it.
-   * `tenant` alone waits for all of that tenant's (a read that cannot name its series);
-   * neither waits for every tenant's (reading back whatever was committed, subscription recovery).
+   * `tenant` alone waits for all of that tenant's (for a reader that cannot name its series;
+   * the data point reads all can). Neither waits for every tenant's: subscription recovery
+   * reads back every point above its mark, whoever wrote it.
    */
   readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void> {
     const throughIndex = this.readBarrierIndex(tenant, seriesIds);
