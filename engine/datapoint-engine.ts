@@ -65,8 +65,11 @@ export interface DatapointEngine {
   ingestLog: IngestLog;
   /** Shared memory for request bodies and their columns (slab-pool.ts). */
   slabs: SlabPool;
-  /** Resolves once every acknowledged append is readable (reads wait here first). */
-  readBarrier(tenant?: string): Promise<void>;
+  /**
+   * Resolves once every acknowledged append is readable: of `tenant` when given, and of the
+   * series `seriesIds` only when given too (data point reads wait for the series they read).
+   */
+  readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void>;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
@@ -131,7 +134,7 @@ function bindDatapointEngine(
   const { parser, metrics } = deps;
   const series = deps.series;
   const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
-  const readBarrier = (tenant?: string) => ingestLog.readBarrier?.(tenant) ?? Promise.resolve();
+  const readBarrier = (tenant?: string, seriesIds?: readonly number[]) => ingestLog.readBarrier?.(tenant, seriesIds) ?? Promise.resolve();
   const insertDeps: InsertDatapointsDeps = {
     series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
   };

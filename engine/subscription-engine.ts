@@ -57,6 +57,7 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     // One feeder per data directory in the embedded default; with Kafka several ingesters feed.
     feeder: embedded ? `embedded:${config.dataDir}` : undefined,
     recoverSince: embedded ? storeRecovery(deps.datapoints.store.columnar) : undefined,
+    // Every tenant's: a recovery reads back all points above the mark, whoever wrote them.
     readBarrier: () => deps.datapoints.readBarrier(),
     log: logger.child({ module: 'subscription-broker' }),
   });

@@ -121,11 +121,12 @@ export interface IngestLog {
    */
   expectAppend?(): () => void;
   /**
-   * Optional: resolves once every append acknowledged before the call (of `tenant`, when
-   * given) is readable in the store (a log that acknowledges from its own durable file
-   * before the store has the points).
+   * Optional: resolves once every append acknowledged before the call is readable in the
+   * store (a log that acknowledges from its own durable file before the store has the
+   * points): of `tenant` when given, and of its series `seriesIds` only when given too (a
+   * read waits for the series it reads, never for another series' queue).
    */
-  readBarrier?(tenant?: string): Promise<void>;
+  readBarrier?(tenant?: string, seriesIds?: readonly number[]): Promise<void>;
   /**
    * Optional: registers a listener for every batch once it is durable (for the group-commit
    * log, at its acknowledgement); returns the unsubscribe. A log that hands batches to

@@ -88,8 +88,27 @@ interface PendingAppend {
   reject: (error: Error) => void;
   /** With a WAL: its sequence there. */
   sequence?: number;
+  /** With a WAL: its place in the queue's arrival order (readBarrier waits up to one). */
+  index?: number;
   /** Gives the batch's memory back once inserted, or refused (the log's copy, or memory handed over). */
   release?: () => void;
+}
+
+/**
+ * With a WAL, one tenant's acknowledged appends not yet inserted, by what a read asks for:
+ * a map update per series of an append when it is acknowledged and when it is inserted.
+ */
+interface UninsertedAppends {
+  /** Queue index of the tenant's newest uninserted append. */
+  newestIndex: number;
+  /** Series id to the queue index of the newest uninserted append holding points of it. */
+  newestBySeries: Map<number, number>;
+}
+
+/** A read waiting until every append up to throughIndex (queue arrival order) is inserted. */
+interface ReadBarrier {
+  throughIndex: number;
+  resolve: () => void;
 }
 
 function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
@@ -110,10 +129,16 @@ export class GroupCommitLog implements IngestLog {
   /** Loops inside an insert (the others are waiting to take appends). */
   private loopsInsertingCount = 0;
   private closed = false;
-  /** With a WAL: sequences acknowledged and not yet inserted, by tenant, and the reads waiting for them. */
-  private readonly uninsertedByTenant = new Map<string, Set<number>>();
+  /** With a WAL: appends acknowledged and not yet inserted, by tenant and series, and the reads waiting for them. */
+  private readonly uninsertedByTenant = new Map<string, UninsertedAppends>();
+  /** With a WAL: the next append's queue index. */
+  private nextIndex = 0;
+  /** With a WAL: the lowest queue index of each running insert's appends. */
+  private readonly insertingFromIndex = new Set<number>();
+  /** With a WAL: appends inserted while an insert taken before theirs still runs (see inserted). */
+  private insertedAhead: PendingAppend[] = [];
   private failuresInARow = 0;
-  private readonly barriers = new Set<{ waiting: Set<number>; resolve: () => void }>();
+  private readonly barriers = new Set<ReadBarrier>();
   private readonly log: Logger;
   private readonly committed: CommitListeners;
   private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
@@ -193,34 +218,40 @@ export class GroupCommitLog implements IngestLog {
       arrived();
       throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
     }
-    let uninserted = this.uninsertedByTenant.get(batch.tenant);
-    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = new Set()));
-    uninserted.add(sequence);
+    const index = this.nextIndex++;
+    this.uninsertedAdd(batch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The copy is
     // taken now, before the insert can give the slab of owned.batch back.
     if (this.committed.active) this.committed.notify([committedCopy(owned.batch)]);
     const noop = () => undefined;
-    this.queue.push({ batch: new PackedBatch(owned.batch), pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, release: owned.release });
+    this.queue.push({ batch: new PackedBatch(owned.batch), pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
     arrived();
     this.startCommitLoop();
   }
 
   /**
-   * Resolves once every append acknowledged before the call is in the store (of `tenant`
-   * only, when given): a 2xx means readable (CONTRACT), so reads wait here for acknowledged
-   * batches still being inserted. A read waits only for its own tenant's: a dashboard is not
-   * held back by another plant's gateways (queries during ingest).
+   * Resolves once the appends acknowledged before the call that a read needs are in the store:
+   * a 2xx means readable (CONTRACT), so reads wait here for acknowledged points still being
+   * inserted. With `seriesIds`, only for the appends holding points of those series of `tenant`
+   * (a list of many series waits for the union); a read never waits for another series' queue:
+   * with a gateway writing 1,000-point requests to other series of the same tenant, a 1m read
+   * of a 6 h series waited for the tenant's next commit every time (median 83-91 ms, p99
+   * 160-284 ms, against 13.6 ms idle). A read of series with nothing queued resolves at once.
+   * Commits take the queue in arrival order, so "every append up to the newest one holding a
+   * read series" is one comparison per commit: the read waits for the insert carrying that
+   * append and for an insert taken before it still running, never for the queue behind it.
+   * `tenant` alone waits for all of that tenant's (for a reader that cannot name its series;
+   * the data point reads all can). Neither waits for every tenant's: subscription recovery
+   * reads back every point above its mark, whoever wrote it.
    */
-  readBarrier(tenant?: string): Promise<void> {
-    const waiting = new Set<number>();
-    if (tenant === undefined) for (const set of this.uninsertedByTenant.values()) for (const sequence of set) waiting.add(sequence);
-    else for (const sequence of this.uninsertedByTenant.get(tenant) ?? []) waiting.add(sequence);
-    if (waiting.size === 0) return Promise.resolve();
+  readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void> {
+    const throughIndex = this.readBarrierIndex(tenant, seriesIds);
+    if (throughIndex === undefined || throughIndex < this.lowestUninsertedIndex()) return Promise.resolve();
     const timeoutMs = this.options.readBarrierTimeoutMs ?? 30_000;
     return new Promise((resolve, reject) => {
-      const barrier = { waiting, resolve: () => { clearTimeout(timer); resolve(); } };
+      const barrier: ReadBarrier = { throughIndex, resolve: () => { clearTimeout(timer); resolve(); } };
       const timer = setTimeout(() => {
         this.barriers.delete(barrier);
         reject(new StoreUnavailableError(`Acknowledged data points are not in the store after ${timeoutMs} ms; retry shortly.`));
@@ -231,19 +262,76 @@ export class GroupCommitLog implements IngestLog {
     });
   }
 
+  /** The queue index a read waits through: its series' newest uninserted append, or undefined when none. */
+  private readBarrierIndex(tenant: string | undefined, seriesIds: readonly number[] | undefined): number | undefined {
+    if (tenant === undefined) return this.uninsertedByTenant.size === 0 ? undefined : this.nextIndex - 1;
+    const uninserted = this.uninsertedByTenant.get(tenant);
+    if (!uninserted || seriesIds === undefined) return uninserted?.newestIndex;
+    let newest: number | undefined;
+    for (const seriesId of seriesIds) {
+      const index = uninserted.newestBySeries.get(seriesId);
+      if (index !== undefined && (newest === undefined || index > newest)) newest = index;
+    }
+    return newest;
+  }
+
+  /** Every append below this queue index is inserted (or it is nextIndex: all are). */
+  private lowestUninsertedIndex(): number {
+    let lowest = this.queue[0]?.index ?? this.nextIndex;
+    for (const index of this.insertingFromIndex) if (index < lowest) lowest = index;
+    return lowest;
+  }
+
+  /** An acknowledged append, not yet inserted, becomes the newest its reads wait for. */
+  private uninsertedAdd(batch: IngestBatch, index: number): void {
+    let uninserted = this.uninsertedByTenant.get(batch.tenant);
+    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, newestBySeries: new Map() }));
+    uninserted.newestIndex = index;
+    for (const series of batch.series) uninserted.newestBySeries.set(series.seriesId, index);
+  }
+
+  /** An inserted append stops holding reads of the series it is still the newest of. */
+  private uninsertedForget(batch: IngestBatch | PackedBatch, index: number): void {
+    const uninserted = this.uninsertedByTenant.get(batch.tenant);
+    if (!uninserted) return;
+    const bySeries = uninserted.newestBySeries;
+    if (batch instanceof PackedBatch) {
+      for (let i = 0; i < batch.seriesCount; i++) if (bySeries.get(batch.seriesId(i)) === index) bySeries.delete(batch.seriesId(i));
+    } else {
+      for (const series of batch.series) if (bySeries.get(series.seriesId) === index) bySeries.delete(series.seriesId);
+    }
+    if (bySeries.size === 0) this.uninsertedByTenant.delete(batch.tenant);
+  }
+
+  /** Gives each inserted append's memory and log record back, then resolves the reads it held. */
   private inserted(taken: readonly PendingAppend[]): void {
     for (const pending of taken) {
       pending.release?.();
-      if (pending.sequence === undefined) continue;
-      const set = this.uninsertedByTenant.get(pending.batch.tenant);
-      set?.delete(pending.sequence);
-      if (set?.size === 0) this.uninsertedByTenant.delete(pending.batch.tenant);
-      this.options.wal?.applied(pending.sequence);
-      for (const barrier of this.barriers) {
-        if (!barrier.waiting.delete(pending.sequence) || barrier.waiting.size > 0) continue;
-        this.barriers.delete(barrier);
-        barrier.resolve();
+      if (pending.sequence !== undefined) this.options.wal?.applied(pending.sequence);
+    }
+    if (!this.options.wal) return; // acknowledged at the insert: no read waits for these
+    // An append is forgotten once every append before it is in too: an insert that ends
+    // before one taken earlier (two run at once) leaves its appends to be forgotten with that
+    // one's, or a read of a series in both would pass while the earlier insert still runs.
+    const lowest = this.lowestUninsertedIndex();
+    const ahead: PendingAppend[] = [];
+    for (const list of [this.insertedAhead, taken]) {
+      for (const pending of list) {
+        if (pending.index === undefined) continue;
+        if (pending.index < lowest) this.uninsertedForget(pending.batch, pending.index);
+        else ahead.push(pending);
       }
+    }
+    this.insertedAhead = ahead;
+    this.settleBarriers(lowest);
+  }
+
+  /** Resolves the reads whose appends are all in: everything below `lowest` (lowestUninsertedIndex). */
+  private settleBarriers(lowest: number): void {
+    for (const barrier of this.barriers) {
+      if (barrier.throughIndex >= lowest) continue;
+      this.barriers.delete(barrier);
+      barrier.resolve();
     }
   }
 
@@ -330,6 +418,16 @@ export class GroupCommitLog implements IngestLog {
     }
   }
 
+  /**
+   * A failed insert's appends went back to the front of the queue: keep it in index order
+   * (two failed inserts put back in turn would not be), so its head stays the lowest index.
+   */
+  private commitLoopRequeued(fromIndex: number): void {
+    this.insertingFromIndex.delete(fromIndex);
+    const sorted = this.queue.every((pending, i) => i === 0 || (pending.index ?? 0) > (this.queue[i - 1]?.index ?? 0));
+    if (!sorted) this.queue.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  }
+
   private async commitLoop(): Promise<void> {
     while (this.queue.length > 0) {
       // Under light load, wait a moment so the next insert carries more than one request.
@@ -340,6 +438,9 @@ export class GroupCommitLog implements IngestLog {
       if (taken.length === 0) break; // another loop took them
       this.lastCommitStartMs = Date.now();
       const points = taken.reduce((sum, p) => sum + p.pointCount, 0);
+      // Taken from the front of a queue in index order: the first holds the insert's lowest index.
+      const fromIndex = taken[0]?.index;
+      if (fromIndex !== undefined) this.insertingFromIndex.add(fromIndex);
       this.loopsInsertingCount++;
       let retry = false;
       try {
@@ -351,11 +452,14 @@ export class GroupCommitLog implements IngestLog {
         // Without a write-ahead log the insert is the acknowledgement: listeners hear now, while
         // the requests' memory is still theirs (their answers run after this turn).
         if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch as IngestBatch)));
+        if (fromIndex !== undefined) this.insertingFromIndex.delete(fromIndex);
         this.inserted(taken);
       } catch (cause) {
         this.counters.commitFailures++;
         if (this.options.wal && this.closed) {
           // Stopping: they stay in the log, and the next start replays them.
+          // Their index stays among the running inserts': a read needing them times out rather
+          // than answering without points that were acknowledged.
           this.log.error({ err: cause, appends: taken.length, points }, 'inserting acknowledged points failed while stopping; the ingest log keeps them for the next start');
           for (const pending of taken) pending.release?.();
         } else if (this.options.wal) {
@@ -364,6 +468,7 @@ export class GroupCommitLog implements IngestLog {
           this.failuresInARow++;
           this.log.error({ err: cause, appends: taken.length, points, failuresInARow: this.failuresInARow }, 'inserting acknowledged points failed; retrying');
           this.queue.unshift(...taken);
+          if (fromIndex !== undefined) this.commitLoopRequeued(fromIndex);
         } else {
           this.log.error({ err: cause, appends: taken.length, points }, 'group commit failed; its appends are refused');
           const error = new StoreUnavailableError('The columnar store did not take the points; retry after a short backoff.', { cause });

@@ -16,8 +16,8 @@ export interface LatestDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
   series: SeriesDirectory;
   store: DatapointStore;
-  /** Resolves once every acknowledged insert is readable. */
-  readBarrier(tenant: string): Promise<void>;
+  /** Resolves once every acknowledged insert of these series of the tenant is readable. */
+  readBarrier(tenant: string, seriesIds: readonly number[]): Promise<void>;
   metrics: Metrics;
 }
 
@@ -26,12 +26,13 @@ export interface LatestDatapointsDeps {
  * in request order. Throws NotFoundError for unknown series unless `ignoreUnknownIds`.
  */
 export async function latestDatapoints(access: Access, request: Static<typeof DatapointLatestRequest>, deps: LatestDatapointsDeps): Promise<Uint8Array[]> {
-  // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
-  await deps.readBarrier(access.tenant);
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   const present = targets.filter((t): t is SeriesTarget => t !== null);
   const unique = [...new Map(present.map((t) => [t.seriesId, t])).values()];
+  // A 2xx insert means readable: wait for acknowledged points of these series still on their
+  // way to the store (never for other series' points).
+  await deps.readBarrier(access.tenant, unique.map((t) => t.seriesId));
   const latest = await timed(deps.metrics, 'clickhouse', 'latest', () => deps.store.latest(access.tenant, unique));
   const bySeries = new Map(latest.map((p) => [p.seriesId, p]));
   const items = present.flatMap((t) => {

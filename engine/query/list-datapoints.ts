@@ -19,8 +19,8 @@ export interface ListDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
   series: SeriesDirectory;
   store: DatapointStore;
-  /** Resolves once every acknowledged insert is readable. */
-  readBarrier(tenant: string): Promise<void>;
+  /** Resolves once every acknowledged insert of these series of the tenant is readable. */
+  readBarrier(tenant: string, seriesIds: readonly number[]): Promise<void>;
   metrics: Metrics;
 }
 
@@ -39,11 +39,12 @@ interface ListQuery {
  * series unless `ignoreUnknownIds`.
  */
 export async function listDatapoints(access: Access, request: DatapointListRequest, deps: ListDatapointsDeps): Promise<Uint8Array[]> {
-  // A 2xx insert means readable: wait for acknowledged points still on their way to the store.
-  await deps.readBarrier(access.tenant);
   const queries = request.items.map((item, index) => listQuery(item, request, index));
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
+  // A 2xx insert means readable: wait for acknowledged points of these series still on their
+  // way to the store (never for other series' points).
+  await deps.readBarrier(access.tenant, targets.flatMap((target) => (target ? [target.seriesId] : [])));
   const aggregateIndexes: number[] = [];
   targets.forEach((target, i) => {
     const q = queries[i] as ListQuery;
