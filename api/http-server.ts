@@ -18,6 +18,7 @@ import { answer, send, type ResponseState } from './http-answer.ts';
 import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
+import { assertQueryText } from './query-params.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
 import { RequestBodyStream } from './streamed-body.ts';
@@ -200,6 +201,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           access = await deps.access(caller);
         }
         const params = decodeParams(names, rawParams);
+        assertQueryText(query, route.query);
         let rawBody: Uint8Array | undefined;
         let body: unknown;
         if (takesBody) {
