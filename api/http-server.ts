@@ -164,7 +164,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             requestId, clientGone: clientGone.signal, log: deps.log,
             answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), requestId, true),
           });
-        } else answer(res, state, reply, requestId, reader, deps.log, closeConnection || unread);
+        } else answer(res, state, reply, requestId, unread ? bodyStream?.lingering() : reader, deps.log, closeConnection);
         const labels = { route: route.path, method: route.method, status: String(reply.status) };
         deps.metrics.requests.inc(labels);
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
