@@ -4,7 +4,7 @@
 //
 // An answer given before the body is in (413, 401, 429, any early error) does not close the
 // connection under a client that is still sending: most clients (Node's fetch, Python's
-// requests) then fail with EPIPE or ECONNRESET and never read the answer (issue 7). Instead
+// requests) then fail with EPIPE or ECONNRESET and never read the answer. Instead
 // the rest of the body is read and dropped, nothing kept, up to LINGER_BYTES_MAX or
 // LINGER_MS_MAX, as nginx's lingering close does; http-server.ts answers meanwhile.
 import type { HttpResponse } from 'uWebSockets.js';

@@ -1,4 +1,4 @@
-// File routes (issue 10; SPEC names `PUT /files` and `GET /files/download/**`, both exempt
+// File routes (SPEC names `PUT /files` and `GET /files/download/**`, both exempt
 // from the body cap and streamed). A per-tenant feature: every call is a 403 when it is off
 // (engine/file-engine.ts checks it first). PUT is a write and the GETs are reads of the rate
 // budget (rate-limit.ts, by method); POST /files/delete is a write.

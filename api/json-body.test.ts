@@ -1,4 +1,4 @@
-// Goal: strict JSON body reading (issue 7): every malformed body is a 400 naming what is wrong
+// Goal: strict JSON body reading: every malformed body is a 400 naming what is wrong
 // (Content-Type, empty, invalid UTF-8 with its byte, nesting past JSON_DEPTH_MAX, a key named
 // twice with its path, a lone surrogate escape with its field path), nothing recurses, and
 // valid bodies parse exactly as JSON.parse does.

@@ -1,4 +1,4 @@
-// Goal: an integer query parameter is read strictly (issue 7): plain decimal within the
+// Goal: an integer query parameter is read strictly: plain decimal within the
 // declared bounds, the default when absent, a 400 naming the parameter otherwise (never a
 // clamp or a silent default); a NUL (%00) in any text parameter is a 422 naming it, numeric
 // ones left to their own parser. Method: one line per case through check().

@@ -1,4 +1,4 @@
-// Reading a route's query parameters strictly (issue 7): a value the parameter's declared
+// Reading a route's query parameters strictly: a value the parameter's declared
 // schema refuses is a 400 naming the parameter, never silently replaced by a default or
 // clamped. Handlers read the first value of a repeated parameter. GET /timeseries keeps its
 // own plain-text 400 (SPEC), so it does not use this.

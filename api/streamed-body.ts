@@ -1,5 +1,5 @@
-// Streamed request bodies (SPEC Limits: `PUT /files` is exempt from the body cap, streamed;
-// issue 7). The handler reads the body as it arrives, as an async iterable of chunks, and the
+// Streamed request bodies (SPEC Limits: `PUT /files` is exempt from the body cap, streamed).
+// The handler reads the body as it arrives, as an async iterable of chunks, and the
 // client is throttled (res.pause()) while the handler is behind, so memory stays at a few
 // chunks whatever the body's size. What happens to the bytes (a file store, a quota) is the
 // route's business; mountRoutes only opens the stream at the handler's first moment. An answer

@@ -1,4 +1,4 @@
-// Events (SPEC "Event", "Events"; issue 9): the operational log. Unknown properties are
+// Events (SPEC "Event", "Events"): the operational log. Unknown properties are
 // ignored (SPEC: the removed relatedResourceIds / relatedResourceExternalIds yield success with
 // the relations dropped), so the request objects do not forbid additional properties.
 import { Type, type Static } from '@sinclair/typebox';
