@@ -111,6 +111,11 @@ t.test('filter rules: patterns, case, metadata, data sets, related resources, ti
   t.same(await filter({ filter: { subType: 'x_y' } }), ['alarm-7'], '_ is literal');
   t.same(await filter({ filter: { subType: 'xzy' } }), []);
   t.same(await filter({ filter: { metadata: { plant: 'oslo', crew: 'a' } } }), ['WO-100'], 'every metadata pair');
+  // Rule 1: metadata takes a bare object or an array, whose entries must all match (AND).
+  t.same(await filter({ filter: { metadata: [{ plant: 'oslo' }, { crew: 'a' }] } }), ['WO-100'], 'an array of metadata objects: every entry matches');
+  t.same(await filter({ filter: { metadata: [{ plant: 'oslo' }] } }), ['WO-100', 'wo-101'], 'an array of one metadata object');
+  t.same(await filter({ filter: { metadata: [{ plant: 'oslo' }, { plant: 'bergen' }] } }), [], 'entries naming one key with two values: none has both');
+  t.same(await filter({ filter: { metadata: [] } }), ['WO-100', 'wo-101', 'alarm-7'], 'an empty array restricts nothing');
   t.same(await filter({ filter: { dataSetId: { externalId: 'P' } } }), ['WO-100', 'wo-101'], 'a data set covers its descendants');
   t.same(await filter({ filter: { dataSetId: [] } }), [], 'an explicit empty list matches nothing');
   t.same(await filter({ filter: { dataSetId: null } }), ['WO-100', 'wo-101', 'alarm-7'], 'null: no restriction');

@@ -18,6 +18,7 @@ import { answer, send, type ResponseState } from './http-answer.ts';
 import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
+import { assertQueryText } from './query-params.ts';
 import { budgetOf, RateLimiter } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
 import { RequestBodyStream } from './streamed-body.ts';
@@ -163,7 +164,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
             requestId, clientGone: clientGone.signal, log: deps.log,
             answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), requestId, true),
           });
-        } else answer(res, state, reply, requestId, reader, deps.log, closeConnection || unread);
+        } else answer(res, state, reply, requestId, unread ? bodyStream?.lingering() : reader, deps.log, closeConnection);
         const labels = { route: route.path, method: route.method, status: String(reply.status) };
         deps.metrics.requests.inc(labels);
         deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
@@ -200,6 +201,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
           access = await deps.access(caller);
         }
         const params = decodeParams(names, rawParams);
+        assertQueryText(query, route.query);
         let rawBody: Uint8Array | undefined;
         let body: unknown;
         if (takesBody) {

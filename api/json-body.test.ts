@@ -1,6 +1,7 @@
 // Goal: strict JSON body reading: every malformed body is a 400 naming what is wrong
 // (Content-Type, empty, invalid UTF-8 with its byte, nesting past JSON_DEPTH_MAX, a key named
-// twice with its path), nothing recurses, and valid bodies parse exactly as JSON.parse does.
+// twice with its path, a lone surrogate escape with its field path), nothing recurses, and
+// valid bodies parse exactly as JSON.parse does.
 // Method: one line per case through a local check(); fast-check (seeded, seed printed)
 // compares the scanner and the UTF-8 locator with JSON.parse and node:buffer's isUtf8.
 import { isUtf8 } from 'node:buffer';
@@ -10,7 +11,7 @@ import fc from 'fast-check';
 import { BadRequestError } from '../engine/errors.ts';
 import { JSON_DEPTH_MAX } from '../engine/limits.ts';
 import { countObjectKeys } from '../workers/json-duplicate-keys.ts';
-import { invalidUtf8Offset, mayHoldNul, parseJsonBody, scanJsonStructure } from './json-body.ts';
+import { invalidUtf8Offset, loneSurrogatePath, mayHoldLoneSurrogate, mayHoldNul, parseJsonBody, scanJsonStructure } from './json-body.ts';
 
 const SEED = Number(process.env['JSON_BODY_SEED'] ?? 20_261_123);
 t.comment(`fast-check seed ${SEED} (JSON_BODY_SEED to choose another)`);
@@ -73,6 +74,25 @@ t.test('malformed bodies are 400s naming what is wrong', async () => {
   check('a duplicate key spelled with an escape', '{"a":1,"\\u0061":2}', { field: 'a', message: 'duplicate key' });
   check('a duplicate __proto__', '{"__proto__":1,"__proto__":2}', { field: '__proto__', message: 'duplicate key' });
   check('a duplicate key deep down', '{"filter":{"metadata":{"k":"x","k":"y"}}}', { field: 'filter.metadata.k', message: 'duplicate key' });
+});
+
+t.test('a lone surrogate escape is a 400 naming its field; pairs parse', async () => {
+  const lone = 'a lone surrogate (not Unicode text)';
+  check('a lone high surrogate in an item', '{"items":[{"name":"\\ud800"}]}', { field: 'items.0.name', message: lone });
+  check('a lone low surrogate, upper case', '{"items":[{"id":1},{"externalId":"a\\uDC00b"}]}', { field: 'items.1.externalId', message: lone });
+  check('a high surrogate followed by a non-surrogate', '{"a":"\\ud83d\\u0041"}', { field: 'a', message: lone });
+  check('two high surrogates', '{"a":"\\ud83d\\ud83d"}', { field: 'a', message: lone });
+  check('the low half first', '{"a":"\\ude00\\ud83d"}', { field: 'a', message: lone });
+  check('in an array deep down', '{"filter":{"type":["ok","\\udfff"]}}', { field: 'filter.type.1', message: lone });
+  check('in a key', '{"filter":{"metadata":{"\\ud800":"x"}}}', { field: 'filter.metadata', message: `a key: ${lone}` });
+  check('a top-level string', '"\\ud800"', { field: '(body)', message: lone });
+  check('a pair escaped', '{"a":"\\ud83d\\ude00"}', { value: { a: '\u{1F600}' } });
+  check('a pair as UTF-8', '{"a":"😀"}', { value: { a: '\u{1F600}' } });
+  check('an escaped backslash before ud800 is text', '{"a":"\\\\ud800"}', { value: { a: '\\ud800' } });
+  t.equal(mayHoldLoneSurrogate(bytesOf('{"a":"x"}')), false, 'no escape: no walk');
+  t.equal(mayHoldLoneSurrogate(shared(bytesOf('{"a":"\\uD800"}'))), true, 'an upper-case escape, in shared memory');
+  t.strictSame(loneSurrogatePath({ items: [{ a: 'ok' }, { b: ['x', 'y\udbff'] }] }), { path: ['items', '1', 'b', '1'], inKey: false }, 'the path of the first one');
+  t.equal(loneSurrogatePath({ a: '\u{10FFFF}', b: ['\ud800\udc00'] }), undefined, 'none in well-formed text');
 });
 
 t.test('the scanner counts what JSON.parse builds', async () => {

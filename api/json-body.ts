@@ -1,7 +1,8 @@
-// Strict reading of JSON request bodies: a body is UTF-8 (RFC 8259 §8.1), nests at
-// most JSON_DEPTH_MAX deep and names each key of an object once (RFC 8259 §4 leaves duplicates
-// to the parser; we refuse them rather than keep one silently). Everything is a 400 naming
-// what is wrong. Checking the value against the route's schema is validation.ts's business.
+// Strict reading of JSON request bodies: a body is UTF-8 (RFC 8259 §8.1), nests at most
+// JSON_DEPTH_MAX deep, names each key of an object once (RFC 8259 §4 leaves duplicates to the
+// parser; we refuse them rather than keep one silently) and holds no lone surrogate escape
+// (`\ud800` alone is JSON text but no Unicode text: the escaped twin of invalid UTF-8, which
+// no store can keep). Everything is a 400 naming what is wrong. Checking the value against the route's schema is validation.ts's business.
 //
 // Cost (json-body.test.ts prints it; a loaded 2-core machine, 3.9 MiB of time series items,
 // warm): isUtf8 0.2 ms (simdutf), the structure scan 5-9 ms, the key count over the parsed
@@ -12,6 +13,7 @@ import { BadRequestError } from '../engine/errors.ts';
 import { JSON_DEPTH_MAX } from '../engine/limits.ts';
 // The data point scanner's duplicate-key finder serves every route (one of each mechanism).
 import { countObjectKeys, duplicateKeysOf } from '../workers/json-duplicate-keys.ts';
+import { hasLoneSurrogate } from '../workers/storable-text.ts';
 
 export function isJsonContentType(contentType: string): boolean {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -101,6 +103,59 @@ export function mayHoldNul(raw: Uint8Array): boolean {
   return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).indexOf(NUL_ESCAPE) >= 0;
 }
 
+const SURROGATE_ESCAPES = [Buffer.from('\\ud'), Buffer.from('\\uD')];
+
+/**
+ * Whether a string of this JSON text may hold a lone surrogate: raw surrogate bytes are
+ * invalid UTF-8 (refused before), so only an escape `\uD800`-`\uDFFF` can write one (native
+ * search; a false hit only costs the exact walk).
+ */
+export function mayHoldLoneSurrogate(raw: Uint8Array): boolean {
+  const buffer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  return SURROGATE_ESCAPES.some((escape) => buffer.indexOf(escape) >= 0);
+}
+
+interface PendingString {
+  value: unknown;
+  path: string[];
+}
+
+/**
+ * The path of the first string (a value, or an object's key) holding a lone surrogate, in
+ * document order, or undefined. Its own stack: no value can overflow the call stack.
+ */
+export function loneSurrogatePath(root: unknown): { path: string[]; inKey: boolean } | undefined {
+  const pending: PendingString[] = [{ value: root, path: [] }];
+  while (pending.length > 0) {
+    const { value, path } = pending.pop() as PendingString;
+    if (typeof value === 'string') {
+      if (hasLoneSurrogate(value)) return { path, inKey: false };
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push({ value: value[i], path: [...path, String(i)] });
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (const key of keys) if (hasLoneSurrogate(key)) return { path, inKey: true };
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i] as string;
+        pending.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A 400 naming the field whose string holds a lone surrogate (`items.0.name`). */
+function assertNoLoneSurrogate(value: unknown): void {
+  const found = loneSurrogatePath(value);
+  if (!found) return;
+  const field = found.path.join('.') || '(body)';
+  const index = found.path[0] === 'items' && found.path[1] !== undefined ? Number(found.path[1]) : undefined;
+  const where = found.inKey ? `a key of ${field}` : field;
+  throw new BadRequestError(`The request body's ${where} holds a lone UTF-16 surrogate escape (\\uD800-\\uDFFF without its pair), which is no Unicode text; send each surrogate pair whole or the character itself`, [
+    { field, message: `${found.inKey ? 'a key: ' : ''}a lone surrogate (not Unicode text)`, ...(index !== undefined && Number.isInteger(index) ? { index } : {}) },
+  ]);
+}
+
 function badBody(message: string, field: string, problem: string): BadRequestError {
   return new BadRequestError(message, [{ field, message: problem }]);
 }
@@ -114,7 +169,8 @@ export function assertJsonContentType(contentType: string): void {
 
 /**
  * The JSON value of a request body, or a 400: wrong Content-Type, empty, invalid UTF-8,
- * nested deeper than JSON_DEPTH_MAX, not JSON, or a key named twice in one object.
+ * nested deeper than JSON_DEPTH_MAX, not JSON, a key named twice in one object, or a lone
+ * surrogate in a string.
  */
 export function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
   assertJsonContentType(contentType);
@@ -138,5 +194,6 @@ export function parseJsonBody(raw: Uint8Array, contentType: string): unknown {
       throw badBody(`The request body names the key "${duplicate.key}" twice in one object${at ? ` (at ${at})` : ''}; send each key once`, duplicate.path.join('.'), 'duplicate key');
     }
   }
+  if (mayHoldLoneSurrogate(raw)) assertNoLoneSurrogate(value);
   return value;
 }

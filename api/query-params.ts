@@ -2,7 +2,8 @@
 // schema refuses is a 400 naming the parameter, never silently replaced by a default or
 // clamped. Handlers read the first value of a repeated parameter. GET /timeseries keeps its
 // own plain-text 400 (SPEC), so it does not use this.
-import { BadRequestError } from '../engine/errors.ts';
+import type { TSchema } from '@sinclair/typebox';
+import { BadRequestError, UnprocessableError } from '../engine/errors.ts';
 
 export interface IntegerParam {
   minimum: number;
@@ -32,4 +33,23 @@ export function idPathParam(params: Record<string, string>, name = 'id'): number
     throw new BadRequestError(`${name} must be an integer id, got "${shown}"`, [{ field: name, message: 'not an integer id', value: shown }]);
   }
   return id;
+}
+
+/**
+ * Every query parameter's name and value free of U+0000 (`%00`), which no text in PostgreSQL
+ * can hold: a 422 naming the parameter, like a NUL in a JSON field (validation.ts), before any
+ * handler sees it. Parameters declared as numbers are left to their own parser (GET
+ * /timeseries answers those with SPEC's plain-text 400). A lone surrogate cannot arrive here:
+ * URLSearchParams decodes percent-encoded bytes as UTF-8, invalid ones as U+FFFD.
+ */
+export function assertQueryText(query: URLSearchParams, declared: Record<string, { schema: TSchema }> = {}): void {
+  for (const [name, value] of query) {
+    if (!name.includes('\u0000') && !value.includes('\u0000')) continue;
+    const type: unknown = declared[name]?.schema['type'];
+    if (type === 'integer' || type === 'number') continue;
+    const field = name.replace(/\u0000/g, '\\u0000');
+    throw new UnprocessableError(`Query parameter ${field}: the NUL character (U+0000, %00) is not allowed${name.includes('\u0000') ? ' in its name' : ''}`, [
+      { field, message: 'the NUL character (U+0000) is not allowed' },
+    ]);
+  }
 }

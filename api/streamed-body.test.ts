@@ -1,11 +1,14 @@
 // Goal: a streamed-body route (SPEC Limits: `PUT /files` exempt from the body cap) hands the
 // handler every byte in order, past the 4 MiB cap, with bounded memory: the client is paused
 // while the handler is behind; a client that leaves mid-body ends the iteration with an error;
-// a bad token is refused before the handler runs. Method: a real uWS app on 127.0.0.1 with a
+// a bad token is refused before the handler runs; a handler that answers before the body is
+// in (having read none or part of it) is read by fetch while it still sends, the rest of the
+// body drained. Method: a real uWS app on 127.0.0.1 with a
 // test-only route mounted by the real mountRoutes; Node's fetch streams the body (chunked).
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { BadRequestError } from '../engine/errors.ts';
 import { ClientGoneError } from './body.ts';
 import { ok } from './route.ts';
 import { STREAMED_BODY_QUEUE_BYTES_MAX, streamedBodyRoute } from './streamed-body.ts';
@@ -45,7 +48,22 @@ const upload = streamedBodyRoute({
   },
 });
 
-const app = await startRouteKindsApp({ routes: [upload] });
+/** Reads `read` chunks (none by default), then refuses the request with a 400. */
+const refuse = streamedBodyRoute({
+  method: 'put', path: '/test/refuse', operationId: 'testRefuse', summary: 'refuse', tag: 'test',
+  responses: { 400: { description: 'always' } },
+  async handle({ query, bodyStream }) {
+    let left = Number(query.get('read') ?? 0);
+    if (left > 0) {
+      for await (const chunk of bodyStream) {
+        if (chunk.byteLength > 0 && --left === 0) break;
+      }
+    }
+    throw new BadRequestError('refused before the body was in', [{ field: 'read', message: 'always refused' }]);
+  },
+});
+
+const app = await startRouteKindsApp({ routes: [upload, refuse] });
 t.teardown(() => app.close());
 const token = app.token(app.newTenant());
 
@@ -149,4 +167,22 @@ t.test('an empty body ends the iteration at once; a small one with Content-Lengt
   const bytes = new Uint8Array(5 * MiB).fill(7);
   const small = await fetch(`${app.url}/test/upload/small`, { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}` } });
   t.same(await small.json(), { bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }, 'past the 4 MiB cap of other routes');
+});
+
+t.test('an answer given before the body is in is read by fetch while it sends; the rest is drained', async (t) => {
+  for (const read of [0, 3]) {
+    let sent = 0;
+    const { stream } = body(32 * MiB, (n) => { sent = n; });
+    const res = await fetch(`${app.url}/test/refuse?read=${read}`, {
+      method: 'PUT', body: stream, duplex: 'half', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    } as RequestInit);
+    t.equal(res.status, 400, `${read} chunks read, then a 400`);
+    t.equal(res.headers.get('connection'), 'close', 'with Connection: close');
+    t.equal((await res.json()).error.fields[0].field, 'read', 'its JSON body read whole');
+    t.equal(sent, 32 * MiB, 'the client sent its whole body (drained, not reset)');
+  }
+  const bytes = new Uint8Array(20 * MiB).fill(1);
+  const res = await fetch(`${app.url}/test/refuse`, { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}` } });
+  t.equal(res.status, 400, 'a Content-Length body: the 400 read');
+  t.equal((await res.json()).error.code, 400);
 });

@@ -2,10 +2,13 @@
 // The handler reads the body as it arrives, as an async iterable of chunks, and the
 // client is throttled (res.pause()) while the handler is behind, so memory stays at a few
 // chunks whatever the body's size. What happens to the bytes (a file store, a quota) is the
-// route's business; mountRoutes only opens the stream at the handler's first moment.
+// route's business; mountRoutes only opens the stream at the handler's first moment. An answer
+// given before the body is all in (403, a bad path, a failed condition, a quota) lingers as
+// body.ts's do: the rest is read and dropped, bounded, so the client reads the answer instead
+// of failing with EPIPE.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../engine/log.ts';
-import { ClientGoneError } from './body.ts';
+import { ClientGoneError, LINGER_BYTES_MAX, LINGER_MS_MAX, type BodyReader, type LingerOutcome } from './body.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
 import { guardUws } from './uws-guard.ts';
 
@@ -63,6 +66,11 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
   private detached = false;
   private stopped = false;
   private iterated = false;
+  /** Bytes dropped since detach(): the lingering read's bound. */
+  private discardedBytes = 0;
+  private linger: Promise<LingerOutcome> | undefined;
+  private settleLinger: ((outcome: LingerOutcome) => void) | undefined;
+  private lingerTimer: NodeJS.Timeout | undefined;
 
   /**
    * Attaches onData at once: uWS drops body bytes that arrive while no onData handler is
@@ -70,7 +78,10 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
    * @param contentLength the announced length in bytes; absent with chunked encoding.
    */
   constructor(private readonly res: HttpResponse, clientGone: AbortSignal, log: Logger, readonly contentLength?: number) {
-    clientGone.addEventListener('abort', () => this.fail(new ClientGoneError()), { once: true });
+    clientGone.addEventListener('abort', () => {
+      this.fail(new ClientGoneError());
+      this.endLinger('gone');
+    }, { once: true });
     res.onData(guardUws(log, 'streamed body onData', (chunk: ArrayBuffer, isLast: boolean) => this.take(chunk, isLast),
       (error) => this.fail(new Error('reading the request body failed', { cause: error }))));
   }
@@ -98,8 +109,50 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
     return !this.received;
   }
 
+  /**
+   * After detach() with bytes unread: the rest of the body read and dropped while the answer
+   * goes out (http-answer.ts answer()), up to LINGER_BYTES_MAX or LINGER_MS_MAX, as body.ts
+   * does for whole bodies. Closing at once under a client still sending makes Node's fetch
+   * fail with EPIPE before it reads the answer.
+   */
+  lingering(): BodyReader {
+    const body = Promise.reject(new BodyDetachedError());
+    body.catch(() => undefined);
+    return { body, complete: () => this.received, discardRest: () => this.startLinger() };
+  }
+
+  private startLinger(): Promise<LingerOutcome> {
+    if (this.linger) return this.linger;
+    if (this.received) return Promise.resolve('drained');
+    if (this.failure) return Promise.resolve('gone');
+    this.linger = new Promise<LingerOutcome>((resolve) => { this.settleLinger = resolve; });
+    this.lingerTimer = setTimeout(() => this.endLinger('bounded'), LINGER_MS_MAX);
+    this.lingerTimer.unref();
+    if (this.paused) {
+      this.paused = false;
+      this.res.resume();
+    }
+    return this.linger;
+  }
+
+  private endLinger(outcome: LingerOutcome): void {
+    clearTimeout(this.lingerTimer);
+    const settle = this.settleLinger;
+    this.settleLinger = undefined;
+    settle?.(outcome);
+  }
+
+  /** A chunk after detach(): dropped, counted against the lingering bound. */
+  private drop(bytes: number, isLast: boolean): void {
+    this.received ||= isLast;
+    this.discardedBytes += bytes;
+    if (isLast) this.endLinger('drained');
+    else if (this.discardedBytes > LINGER_BYTES_MAX) this.endLinger('bounded');
+  }
+
   private take(chunk: ArrayBuffer, isLast: boolean): void {
-    if (this.failure || this.detached) return;
+    if (this.failure) return;
+    if (this.detached) return this.drop(chunk.byteLength, isLast);
     if (this.stopped) {
       // The handler broke out of its loop: discard, and hold the client until the answer closes it.
       if (!isLast && !this.paused) {

@@ -68,6 +68,11 @@ export const EventIdentifiers = Type.Object({ items: Type.Array(EventIdentifier,
 const PatternList = Type.Union([Type.String({ maxLength: 512 }), Type.Array(Type.String({ maxLength: 512 }), { maxItems: 1_000 })]);
 const DataSetRef = Type.Union([Type.Object({ id: NodeIdInput }), Type.Object({ externalId: ExternalIdText })]);
 const NodeRef = Type.Union([Type.Object({ id: NodeIdInput }), Type.Object({ externalId: ExternalIdText })]);
+const MetadataPairs = Type.Record(Type.String(), Type.String());
+/** SPEC events filter rules 1 and 4: a bare object or a list of them, every pair of every entry present. */
+const MetadataFilter = Type.Union([MetadataPairs, Type.Array(MetadataPairs, { maxItems: 100 })], {
+  description: 'key/value pairs every matching event has; a list of such objects: every entry must match',
+});
 
 export const EventFilter = Type.Object({
   externalId: Type.Optional(PatternList),
@@ -75,7 +80,7 @@ export const EventFilter = Type.Object({
   subType: Type.Optional(PatternList),
   status: Type.Optional(PatternList),
   source: Type.Optional(PatternList),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  metadata: Type.Optional(MetadataFilter),
   dataSetId: Type.Optional(Type.Union([DataSetRef, Type.Array(DataSetRef, { maxItems: 1_000 }), Type.Null()])),
   relatedResources: Type.Optional(Type.Union([NodeRef, Type.Array(NodeRef, { maxItems: 100 })])),
   eventTime: Type.Optional(Type.Object({ min: Type.Optional(EventInstant), max: Type.Optional(EventInstant) })),

@@ -173,6 +173,7 @@ export const scanMessages = {
   itemNotObject: (field: string) => `${field} must be an object { id or externalId, datapoints }.`,
   id: (field: string) => `${field} must be an integer from 1 to ${ID_MAX} (a JSON number).`,
   externalId: (field: string) => `${field} must be a non-empty string.`,
+  externalIdText: (field: string) => `${field} holds a NUL character (U+0000) or a lone surrogate escape (\\uD800-\\uDFFF without its pair); no time series can have that externalId.`,
   identifierMissing: (field: string) => `${field} needs an id or an externalId naming the time series.`,
   datapointsMissing: (field: string) => `${field}.datapoints is required: an array of { timestamp, value }.`,
   datapointsNotArray: (field: string) => `${field} must be an array of { timestamp, value }.`,

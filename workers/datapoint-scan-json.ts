@@ -30,6 +30,7 @@ import {
 } from './datapoint-body.ts';
 import { countObjectKeys, duplicateKeysOf, fieldOfPath } from './json-duplicate-keys.ts';
 import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text.ts';
+import { isStorableText } from './storable-text.ts';
 
 /** Value tokens of a body in source order: byte range (a string's without quotes), VALUE_KIND_* and a number's value. */
 interface BodyTokens {
@@ -268,6 +269,11 @@ class TreeWalk {
       const k = tokenIndex(item['externalId']);
       if (k >= 0 && kind[k] !== VALUE_KIND_NUMBER && bytes[k]! > 0) externalId = decodeJsonString(this.body, offset[k]!, bytes[k]!, kind[k]!);
       else this.fail(`${field}.externalId`, scanMessages.externalId(`${field}.externalId`), itemIndex);
+      // PostgreSQL text, where externalIds live, holds neither U+0000 nor a lone surrogate.
+      if (externalId !== undefined && !isStorableText(externalId)) {
+        this.fail(`${field}.externalId`, scanMessages.externalIdText(`${field}.externalId`), itemIndex);
+        externalId = undefined;
+      }
     }
     if (item['id'] === undefined && item['externalId'] === undefined) {
       this.fail(field, scanMessages.identifierMissing(field), itemIndex);

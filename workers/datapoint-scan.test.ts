@@ -285,6 +285,10 @@ t.test('malformed bodies: one error naming the field', async (t) => {
   check(item('"id":null,"datapoints":[]'), 'items[0].id', 0);
   check(item('"externalId":"","datapoints":[]'), 'items[0].externalId', 0);
   check(item('"externalId":5,"datapoints":[]'), 'items[0].externalId', 0);
+  // PostgreSQL text holds neither U+0000 nor a lone surrogate: no series can have such an externalId.
+  check(item('"externalId":"a\\u0000","datapoints":[]'), 'items[0].externalId', 0);
+  check(item('"externalId":"\\ud800","datapoints":[{"timestamp":1,"value":1}]'), 'items[0].externalId', 0);
+  check(item('"externalId":"x\\uDC00y","datapoints":[]'), 'items[0].externalId', 0);
   check(item('"id":1'), 'items[0].datapoints', 0);
   check(item('"id":1,"datapoints":{}'), 'items[0].datapoints', 0);
   check(item('"id":1,"datapoints":"x"'), 'items[0].datapoints', 0);

@@ -36,6 +36,7 @@ import {
   skipValue as jsonSkipValue, skipWhitespace as jsonSkipWhitespace,
 } from './json-bytes.ts';
 import { jsonNumberValue, parseNumericText, scanJsonNumber } from './number-text.ts';
+import { isStorableText } from './storable-text.ts';
 
 /**
  * Scans a POST /timeseries/data body (UTF-8 JSON bytes) into items and point columns.
@@ -242,7 +243,10 @@ class BytesScanner implements PointColumns {
         if (b[p] !== 0x22) throw BAIL;
         const close = this.scanStringEnd(p);
         if (close === p + 1) throw BAIL;
-        externalId = decodeJsonString(b, p + 1, close - p - 1, this.stringFlags & 0x80 ? VALUE_KIND_STRING_ENCODED : VALUE_KIND_STRING);
+        const escaped = (this.stringFlags & 0x80) !== 0;
+        externalId = decodeJsonString(b, p + 1, close - p - 1, escaped ? VALUE_KIND_STRING_ENCODED : VALUE_KIND_STRING);
+        // Only an escape can write U+0000 or a lone surrogate; the JSON.parse walk names it (once per item).
+        if (escaped && !isStorableText(externalId)) throw BAIL;
         p = close + 1;
       } else {
         this.keys.add(b, keyBase, keyStart, keyLength, this.keyFlags);

@@ -70,7 +70,8 @@ export async function eventFilterWhere(db: Queryable, params: SqlParams, access:
     patternPredicate(params, 'sub_type', filter.subType),
     patternPredicate(params, 'status', filter.status),
     patternPredicate(params, 'source', filter.source),
-    metadataPredicate(params, filter.metadata),
+    // SPEC rule 1: a list of metadata objects is AND-ed, every entry must match.
+    and((asList(filter.metadata) ?? []).map((pairs) => metadataPredicate(params, pairs))),
     await dataSetPredicate(db, params, access, filter.dataSetId),
     await relatedPredicate(db, params, access, filter.relatedResources),
     min !== undefined ? `event_time >= ${params.bind(min)}` : undefined,
