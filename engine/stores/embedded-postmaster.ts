@@ -149,7 +149,7 @@ async function launch(databaseDir: string, port: number, initialise: boolean): P
     // Loopback only, no Unix socket (its default directory may not exist), and
     // synchronous_commit stays on: every acknowledged write survives a crash.
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100',
+      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100', '-c', 'recovery_init_sync_method=syncfs',
       '-c', `shared_buffers=${embeddedSharedBuffersMb()}MB`,
     ],
     onLog: (message) => {
