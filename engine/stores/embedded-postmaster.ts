@@ -62,6 +62,8 @@ export interface EmbeddedServer {
 export interface EmbeddedOptions {
   /** Called once when the postmaster exited and could not be started again. */
   gone(error: Error): void;
+  /** Tries before giving up (RESTART_ATTEMPTS_MAX; tests lower it). */
+  restartAttempts?: number;
 }
 
 const EMBEDDED_USER = 'postgres';
@@ -93,7 +95,8 @@ export async function startEmbeddedPostgres(databaseDir: string, opts: EmbeddedO
   };
   const restart = async () => {
     let lastError: unknown;
-    for (let attempt = 1; attempt <= RESTART_ATTEMPTS_MAX && !stopping; attempt++) {
+    const attempts = opts.restartAttempts ?? RESTART_ATTEMPTS_MAX;
+    for (let attempt = 1; attempt <= attempts && !stopping; attempt++) {
       await stopOrphanedBackends(databaseDir);
       try {
         const server = await launch(databaseDir, port, false);
@@ -113,7 +116,7 @@ export async function startEmbeddedPostgres(databaseDir: string, opts: EmbeddedO
       await delay(RESTART_DELAY_MS);
     }
     if (stopping) return;
-    const error = new StoreUnavailableError(`the embedded PostgreSQL in ${databaseDir} did not start again in ${RESTART_ATTEMPTS_MAX} attempts`, { cause: lastError });
+    const error = new StoreUnavailableError(`the embedded PostgreSQL in ${databaseDir} did not start again in ${attempts} attempts`, { cause: lastError });
     log.error({ err: error }, 'the embedded PostgreSQL is gone');
     opts.gone(error);
   };

@@ -5,8 +5,9 @@
 // both inside a query and while a checked-out client sits idle (which must not throw
 // anywhere), and a statement's own error (which must stay what it is). Then the postmaster
 // (its pid from postmaster.pid) gets SIGKILL: pings fail with StoreUnavailableError and pass
-// again within 15 s, on the same data, with no migration run twice.
-import { mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+// again within 15 s, on the same data, with no migration run twice. Last, a postmaster that
+// cannot start again (its directory made unreadable) is given up after the tries allowed.
+import { mkdtempSync, readFileSync, rmSync, chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,8 +23,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'relational-outage-'));
 chmodSync(dataDir, 0o755);
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 const gone: Error[] = [];
-const store = await openRelational({ dataDir, gone: (error) => gone.push(error) });
-t.teardown(() => store.close());
+const store = await openRelational({ dataDir, gone: (error) => gone.push(error), restartAttempts: 4 });
+t.teardown(() => store.close().catch(() => undefined));
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -123,4 +124,16 @@ t.test('the embedded postmaster killed with SIGKILL is started again on the same
   await pollUntil('the counter pool connects again', 5_000, async () => (await store.counterPool.query('SELECT 1 AS one')).rows.length === 1);
   t.strictSame(await migrate(store), [], 'nothing to migrate again');
   t.strictSame(gone, [], 'never given up');
+});
+
+t.test('a postmaster that cannot start again is given up after the tries allowed', async (t) => {
+  const pgDir = path.join(dataDir, 'postgres');
+  const mode = statSync(pgDir).mode & 0o7777;
+  chmodSync(pgDir, 0);
+  t.teardown(() => chmodSync(pgDir, mode));
+  process.kill(store.embeddedPid() as number, 'SIGKILL');
+  await pollUntil('given up', 30_000, async () => gone.length === 1);
+  t.type(gone[0], StoreUnavailableError);
+  t.match(gone[0]?.message, /did not start again in 4 attempts/);
+  t.type(await store.ping().then(() => undefined, (e: unknown) => e), StoreUnavailableError, 'a ping after: StoreUnavailableError');
 });

@@ -74,13 +74,15 @@ export interface RelationalOptions {
    * process exits with EXIT_STORE_GONE: a service without its store would answer 503 for good.
    */
   gone?(error: Error): void;
+  /** Tries to start the embedded PostgreSQL again before `gone` (embedded-postmaster.ts). */
+  restartAttempts?: number;
 }
 
 export async function openRelational(opts: RelationalOptions): Promise<RelationalStore> {
   let embedded: EmbeddedServer | undefined;
   let connectionString = opts.databaseUrl;
   if (!connectionString) {
-    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), { gone: opts.gone ?? exitStoreGone });
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), { gone: opts.gone ?? exitStoreGone, restartAttempts: opts.restartAttempts });
     connectionString = embedded.url;
   }
   const pool = guardPool(new pg.Pool({
