@@ -204,11 +204,17 @@ async function listenOn(connectionString: string, channel: string, handlers: Lis
     client = opened;
     handlers.listening();
   };
+  // Through an outage this tries every second: the first failure is a warning, the rest debug.
+  let failures = 0;
   const reopen = () => {
     if (stopped) return;
-    open().catch((error: unknown) => {
+    open().then(() => {
+      if (failures > 0) log.info({ channel, failures }, 'listening again');
+      failures = 0;
+    }, (error: unknown) => {
       handlers.lost();
-      log.warn({ reason: (error as Error).message, channel }, 'could not LISTEN; trying again');
+      const level = failures++ === 0 ? 'warn' : 'debug';
+      log[level]({ reason: (error as Error).message, channel }, 'could not LISTEN; trying again');
       retry = setTimeout(reopen, LISTEN_RETRY_MS);
       retry.unref();
     });
