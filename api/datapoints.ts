@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   DatapointDeleteRequest, DatapointInsertRequest, DatapointLatestRequest, DatapointLatestResponse, DatapointListRequest, DatapointListResponse,
 } from '../schemas/datapoints.ts';
-import type { DatapointEngine } from '../engine/datapoint-engine.ts';
+import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
 import { DATAPOINT_BODY_BYTES_MAX } from '../engine/limits.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

@@ -1,15 +1,15 @@
 // The edge and relationship type use cases (SPEC "Edges") bound to PostgreSQL. Every write
 // runs through the graph guard (engine/graph/graph-guard.ts): writes of one tenant's graph are
 // serialised, and a delete that would strand a resource from every root is refused.
-import type { Edge, RelationCreate, RelationshipType, RelationshipTypeCreate } from '../schemas/edges.ts';
-import type { Access } from './grants/access.ts';
-import { edgesByIdsJson, getEdge } from './graph/edge-read.ts';
-import { insertEdges, removeEdges } from './graph/edge-write.ts';
-import type { GraphGuard } from './graph/graph-guard.ts';
-import { createRelationshipTypes, listRelationshipTypes } from './graph/relationship-types.ts';
-import type { SeriesDirectory } from './meta/series-directory.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
+import type { Edge, RelationCreate, RelationshipType, RelationshipTypeCreate } from '../../schemas/edges.ts';
+import type { Access } from '../grants/access.ts';
+import { edgesByIdsJson, getEdge } from './edge-read.ts';
+import { insertEdges, removeEdges } from './edge-write.ts';
+import type { GraphGuard } from './graph-guard.ts';
+import { createRelationshipTypes, listRelationshipTypes } from './relationship-types.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 export interface EdgeEngine {
   /** All-or-nothing; charges the daily `relationships` quota first. */

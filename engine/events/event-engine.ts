@@ -1,12 +1,12 @@
 // The event log's use cases (SPEC "Events", issue 9) bound to PostgreSQL. Creates charge the
 // daily `events` quota and the cumulative `events` ceiling before anything is written.
-import type { Event, EventCreate, EventFilterRequest, EventUpdateItem } from '../schemas/events.ts';
-import type { Access } from './grants/access.ts';
-import { countEvents, distinctValues, eventsByIds, filterEvents, getEvent, searchEvents } from './events/event-read.ts';
-import { createEvents, deleteEvents, updateEvents } from './events/event-write.ts';
-import type { TableStats } from './meta/table-stats.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
+import type { Event, EventCreate, EventFilterRequest, EventUpdateItem } from '../../schemas/events.ts';
+import type { Access } from '../grants/access.ts';
+import { countEvents, distinctValues, eventsByIds, filterEvents, getEvent, searchEvents } from './event-read.ts';
+import { createEvents, deleteEvents, updateEvents } from './event-write.ts';
+import type { TableStats } from '../meta/table-stats.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 export const EVENT_SEARCH_LIMIT_DEFAULT = 100;
 

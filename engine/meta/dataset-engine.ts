@@ -1,12 +1,12 @@
 // The data set and label use cases (shapes ours; SPEC names /datasets/create and /labels/create)
 // bound to PostgreSQL. Creates charge the tenant's node quota first.
-import type { DataSet, DataSetCreate, DataSetListRequest, DataSetUpdateItem } from '../schemas/datasets.ts';
-import { DuplicateError, type Identifier } from './errors.ts';
-import type { Access } from './grants/access.ts';
-import { createDataSets, dataSetsByIds, listDataSets, updateDataSets } from './meta/datasets.ts';
-import { createLabels, deleteLabels, listLabels, type Label } from './meta/labels.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
+import type { DataSet, DataSetCreate, DataSetListRequest, DataSetUpdateItem } from '../../schemas/datasets.ts';
+import { DuplicateError, type Identifier } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import { createDataSets, dataSetsByIds, listDataSets, updateDataSets } from './datasets.ts';
+import { createLabels, deleteLabels, listLabels, type Label } from './labels.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 /** Page size of data set and label lists without a `limit`. */
 export const DATASET_LIST_LIMIT_DEFAULT = 100;

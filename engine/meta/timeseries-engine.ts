@@ -2,19 +2,19 @@
 // to PostgreSQL: list, get, byIds, create, update, filter, search, delete. Reads that page
 // answer with the JSON the database wrote (timeseries-rows.ts pageJson); deleting a series
 // purges its points in the background.
-import type { TimeSeries, TimeSeriesCreate, TimeSeriesFilterRequest, TimeSeriesSearchRequest, TimeSeriesUpdateItem } from '../schemas/timeseries.ts';
-import type { Identifier } from './errors.ts';
-import type { Access } from './grants/access.ts';
-import type { GraphGuard } from './graph/graph-guard.ts';
-import type { PolicyEvaluator } from './policies/policy-evaluation.ts';
-import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_SEARCH_LIMIT_DEFAULT } from './limits.ts';
-import type { TableStats } from './meta/table-stats.ts';
-import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from './meta/timeseries-read.ts';
-import { pageJson } from './meta/timeseries-rows.ts';
-import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from './meta/timeseries-write.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { SeriesDirectory } from './meta/series-directory.ts';
-import type { RelationalStore } from './stores/relational.ts';
+import type { TimeSeries, TimeSeriesCreate, TimeSeriesFilterRequest, TimeSeriesSearchRequest, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
+import type { Identifier } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import type { GraphGuard } from '../graph/graph-guard.ts';
+import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
+import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_SEARCH_LIMIT_DEFAULT } from '../limits.ts';
+import type { TableStats } from './table-stats.ts';
+import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from './timeseries-read.ts';
+import { pageJson } from './timeseries-rows.ts';
+import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from './timeseries-write.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { SeriesDirectory } from './series-directory.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 export interface TimeSeriesEngine {
   /** A page of `{"items":[...],"nextCursor"?}` JSON, newest first; `dataSetId` includes descendants. */

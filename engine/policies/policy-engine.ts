@@ -3,14 +3,14 @@
 // policy charges the tenant's node quota (SPEC counts policies among nodes and objects).
 import type {
   GovernanceTemplate, GovernanceTemplateApplyRequest, GovernanceTemplateCreate, Policy, PolicyCreate, PolicyFinding, PolicyFindingsRequest, PolicyUpdateItem,
-} from '../schemas/policies.ts';
-import type { Identifier } from './errors.ts';
-import type { Access } from './grants/access.ts';
-import { listFindings } from './policies/findings.ts';
-import { applyTemplate, createTemplates, deleteTemplates, listTemplates } from './policies/governance-templates.ts';
-import { createPolicies, deletePolicies, listPolicies, policiesByIds, updatePolicies } from './policies/policies.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
+} from '../../schemas/policies.ts';
+import type { Identifier } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import { listFindings } from './findings.ts';
+import { applyTemplate, createTemplates, deleteTemplates, listTemplates } from './governance-templates.ts';
+import { createPolicies, deletePolicies, listPolicies, policiesByIds, updatePolicies } from './policies.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 /** Page size of policy lists and findings without a `limit`. */
 export const POLICY_LIST_LIMIT_DEFAULT = 100;

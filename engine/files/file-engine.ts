@@ -3,20 +3,20 @@
 // (SERVICE_CONFIG tenants.<organization>.files, default off): every call checks it first and
 // is a 403 when it is off. Files have no data set, so any token of the tenant may use them.
 import path from 'node:path';
-import type { FileRecord } from '../schemas/files.ts';
-import { FeatureDisabledError, IngestQuotaError } from './errors.ts';
-import type { Access } from './grants/access.ts';
-import type { BlobStore } from './files/blob-store.ts';
-import { DirectoryBlobStore } from './files/directory-blob-store.ts';
-import { listFiles, openFile, type ByteRange, type FileListQuery, type OpenedFile } from './files/file-read.ts';
-import { recoverFiles } from './files/file-recovery.ts';
-import { deleteFiles, uploadFile, type Upload } from './files/file-write.ts';
-import { logger } from './log.ts';
-import type { Metrics } from './metrics.ts';
-import type { HealthCheck } from './health-check.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
-import type { TenantSettings } from '../schemas/config.ts';
+import type { FileRecord } from '../../schemas/files.ts';
+import { FeatureDisabledError, IngestQuotaError } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import type { BlobStore } from './blob-store.ts';
+import { DirectoryBlobStore } from './directory-blob-store.ts';
+import { listFiles, openFile, type ByteRange, type FileListQuery, type OpenedFile } from './file-read.ts';
+import { recoverFiles } from './file-recovery.ts';
+import { deleteFiles, uploadFile, type Upload } from './file-write.ts';
+import { logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import type { HealthCheck } from '../health-check.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
+import type { TenantSettings } from '../../schemas/config.ts';
 
 const log = logger.child({ module: 'files' });
 

@@ -2,18 +2,18 @@
 // the graph guard (every resource stays reachable from a root) with naming policies evaluated
 // in the same transaction; creates charge the daily `nodes` quota and the objects ceiling, and
 // relations the daily `relationships` quota, before anything is written.
-import type { Edge, RelationCreate } from '../schemas/edges.ts';
-import type { Resource, ResourceCreate, ResourceFilterRequest, ResourceSearchRequest, ResourceUpdateItem } from '../schemas/resources.ts';
-import type { Identifier } from './errors.ts';
-import type { Access } from './grants/access.ts';
-import type { GraphGuard } from './graph/graph-guard.ts';
-import { filterResourcesJson, getResource, getResourceWithEdges, resourcesByIds, searchResources } from './graph/resource-read.ts';
-import { createResources, deleteResources, updateResources, type ResourceGraph } from './graph/resource-write.ts';
-import type { TableStats } from './meta/table-stats.ts';
-import { pageJson } from './meta/timeseries-rows.ts';
-import type { PolicyEvaluator } from './policies/policy-evaluation.ts';
-import type { Quotas } from './quotas/quotas.ts';
-import type { RelationalStore } from './stores/relational.ts';
+import type { Edge, RelationCreate } from '../../schemas/edges.ts';
+import type { Resource, ResourceCreate, ResourceFilterRequest, ResourceSearchRequest, ResourceUpdateItem } from '../../schemas/resources.ts';
+import type { Identifier } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import type { GraphGuard } from './graph-guard.ts';
+import { filterResourcesJson, getResource, getResourceWithEdges, resourcesByIds, searchResources } from './resource-read.ts';
+import { createResources, deleteResources, updateResources, type ResourceGraph } from './resource-write.ts';
+import type { TableStats } from '../meta/table-stats.ts';
+import { pageJson } from '../meta/timeseries-rows.ts';
+import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { RelationalStore } from '../stores/relational.ts';
 
 /** SPEC has no figure for resource filter pages: the time series filter's. */
 export const RESOURCE_FILTER_LIMIT_DEFAULT = 1_000;

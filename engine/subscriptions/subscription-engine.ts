@@ -1,22 +1,22 @@
 // The subscription use cases (issue 10) bound to their stores: the records in PostgreSQL, the
 // embedded broker (engine/subscriptions/subscription-broker.ts) fed by the ingest log's
 // post-commit hook, and the ad hoc fan-out of /timeseries/datapoints/listen.
-import type { Subscription, SubscriptionCreate, SubscriptionUpdateItem } from '../schemas/subscriptions.ts';
-import type { ServiceConfig } from './config.ts';
-import type { DatapointEngine } from './datapoint-engine.ts';
-import type { Identifier } from './errors.ts';
-import { canRead, type Access } from './grants/access.ts';
-import type { GraphGuard } from './graph/graph-guard.ts';
-import { logger } from './log.ts';
-import type { SeriesDirectory } from './meta/series-directory.ts';
-import type { RelationalStore } from './stores/relational.ts';
-import { AdhocFanout } from './subscriptions/adhoc-fanout.ts';
-import { storeRecovery } from './subscriptions/feed-recovery.ts';
-import { startIngester, type Ingester } from './ingest/ingester.ts';
-import { SubscriptionBroker } from './subscriptions/subscription-broker.ts';
+import type { Subscription, SubscriptionCreate, SubscriptionUpdateItem } from '../../schemas/subscriptions.ts';
+import type { ServiceConfig } from '../config.ts';
+import type { DatapointEngine } from '../datapoints/datapoint-engine.ts';
+import type { Identifier } from '../errors.ts';
+import { canRead, type Access } from '../grants/access.ts';
+import type { GraphGuard } from '../graph/graph-guard.ts';
+import { logger } from '../log.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
+import type { RelationalStore } from '../stores/relational.ts';
+import { AdhocFanout } from './adhoc-fanout.ts';
+import { storeRecovery } from './feed-recovery.ts';
+import { startIngester, type Ingester } from '../ingest/ingester.ts';
+import { SubscriptionBroker } from './subscription-broker.ts';
 import {
   createSubscriptions, deleteSubscriptions, listSubscriptions, subscriptionsByExternalIds, subscriptionsByIds, updateSubscriptions,
-} from './subscriptions/subscription-records.ts';
+} from './subscription-records.ts';
 
 /** The Kafka consumer group that feeds the broker (beside the ingesters' own group). */
 export const SUBSCRIPTION_FEED_GROUP = 'plantdata-subscription-feed';

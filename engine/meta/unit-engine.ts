@@ -1,9 +1,9 @@
 // The unit use cases (SPEC "Units"): a central read-only catalogue addressed by externalId, the
 // same for every tenant, and the value type advice for a unit.
-import type { Unit, ValueTypeRecommendation } from '../schemas/units.ts';
-import { NotFoundError } from './errors.ts';
-import { recommendValueType } from './meta/units/recommend-value-type.ts';
-import { getUnit, getUnits, listUnits } from './meta/units/units.ts';
+import type { Unit, ValueTypeRecommendation } from '../../schemas/units.ts';
+import { NotFoundError } from '../errors.ts';
+import { recommendValueType } from './units/recommend-value-type.ts';
+import { getUnit, getUnits, listUnits } from './units/units.ts';
 
 export interface UnitEngine {
   /** Every unit, or those of one quantity (case-insensitive). */
