@@ -17,7 +17,7 @@ import { IngestWal } from './ingest-wal.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
 import { decodeWalRecord } from './wal-record.ts';
-import { PackedBatch } from '../datapoints/packed-batch.ts';
+import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 

@@ -6,7 +6,7 @@
 import type { FieldProblem } from '../errors.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
-import { mergeSameSeries } from '../datapoints/merge-series.ts';
+import { mergeSameSeries } from '../datapoints/write/merge-series.ts';
 import type { IngestLog, SeriesPoints } from '../datapoints/types.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';

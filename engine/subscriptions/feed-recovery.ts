@@ -5,7 +5,7 @@
 // point delivered twice is within at-least-once. Tenant and series lead the WHERE (the
 // tables' ORDER BY), so only the covered series are read.
 import type { CommittedBatch, SeriesPoints, ValueType } from '../datapoints/types.ts';
-import { FAMILY_SHAPES, familyOf } from '../datapoints/families.ts';
+import { FAMILY_SHAPES, familyOf } from '../datapoints/tables/families.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import type { RecoverSince } from './subscription-broker.ts';
 
