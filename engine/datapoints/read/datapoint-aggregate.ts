@@ -11,7 +11,8 @@ import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type Range, type ReadContextCache } from './read-context-cache.ts';
+import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
+import type { Range } from './series-context.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from '../types.ts';
 

@@ -7,7 +7,8 @@ import { bindTombstones, contextsOf, overlaps, rangeList } from './datapoint-rea
 import { latestRowsSql, rawLatestSql, rollupLatestSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import { latestKey, type Range, type ReadContextCache } from './read-context-cache.ts';
+import { latestKey, type ReadContextCache } from './read-context-cache.ts';
+import type { Range } from './series-context.ts';
 import type { DatapointValue, LatestPoint, SeriesRef } from '../types.ts';
 
 interface LastRow { series: string; a: string; v: string; vt: string; vx: string }

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { bindTombstones, disjointTombstones, TOMBSTONE_LIST_MAX } from './datapoint-read-context.ts';
-import type { Tombstone } from './read-context-cache.ts';
+import type { Tombstone } from './series-context.ts';
 
 const dead = (list: readonly Tombstone[], seriesId: number, ts: number, version: bigint) =>
   list.some((t) => t.seriesId === seriesId && t.begin <= ts && ts < t.end && version <= t.version);

@@ -8,7 +8,8 @@ import { ColumnarParams, type QueryParams } from '../../stores/columnar-params.t
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import { SERIES_CONTEXT_SQL } from './datapoint-read.sql.ts';
 import { ROLLUP_BUCKET_MS } from '../tables/families.ts';
-import type { Range, ReadContextCache, SeriesContext, Tombstone } from './read-context-cache.ts';
+import type { ReadContextCache } from './read-context-cache.ts';
+import type { Range, SeriesContext, Tombstone, TombstoneForm } from './series-context.ts';
 
 /** The page size a read asks for, within its contract cap (SPEC "Limits"). */
 export function assertLimit(limit: number, max: number): void {
@@ -48,15 +49,6 @@ export async function contextsOf(store: ColumnarStore, tenant: string, ids: read
   for (const [id, context] of fetched) contexts.set(id, context);
   return contexts;
 }
-
-/**
- * How a statement leaves out deleted points (datapoint-read.sql.ts liveRawRows): 'none' when
- * no tombstone touches the read; 'list', a predicate over the bound arrays, for a few; 'join',
- * an ASOF JOIN on them, for many. The predicate is evaluated per row against every tombstone
- * (the engine copies the arrays to each row): 10,000 tombstones over 20,000 points took 44 s
- * here, the join 40 ms.
- */
-export type TombstoneForm = 'none' | 'list' | 'join';
 
 /** Tombstones up to which the predicate form is cheaper than the join's fixed cost. */
 export const TOMBSTONE_LIST_MAX = 32;

@@ -5,7 +5,7 @@
 // two short statements are cheaper than one with subqueries.) A point with version <= a
 // covering tombstone's is dead; the rule is monotonic in version, so filtering before or after
 // FINAL's dedup gives the same rows. Tenant leads every WHERE; names come from families.ts only.
-import type { TombstoneForm } from './datapoint-read-context.ts';
+import type { TombstoneForm } from './series-context.ts';
 import { FAMILY_SHAPES, type Family, type FamilyShape } from '../tables/families.ts';
 
 /** The bound tombstones as rows (disjoint per series, datapoint-read-context.ts bindTombstones). */

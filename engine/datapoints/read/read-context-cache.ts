@@ -19,16 +19,6 @@
 // depends on every series: kept only while nothing at all is written.
 import { ReadContextIndex } from './read-context-index.ts';
 
-export type Range = [begin: number, end: number];
-export interface Tombstone { seriesId: number; begin: number; end: number; version: bigint }
-
-/** Everything a read needs to know about a series besides its points and rollups. */
-export interface SeriesContext {
-  /** Ranges [begin, end) whose rollups may be stale, unsorted, any alignment (minute or hour today). */
-  dirty: Range[];
-  tombstones: Tombstone[];
-}
-
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
 export const ROLLUP_RESULT_ROWS_MAX = 10_000;

@@ -33,7 +33,7 @@
 // series not held run the context statement (the tables are complete for them). Nothing held
 // is ever evicted: that would lose acknowledged marks.
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import type { Range, SeriesContext, Tombstone } from './read-context-cache.ts';
+import type { Range, SeriesContext, Tombstone } from './series-context.ts';
 import { DIRTY_ROWS_SQL, TOMBSTONE_ROWS_SQL } from './read-context-index.sql.ts';
 
 /** Ranges plus tombstones held; about 100 bytes each with their series' share (see the test). */

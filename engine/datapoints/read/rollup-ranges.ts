@@ -4,7 +4,7 @@
 // business (datapoint-read-context.ts); what the reads do with them, the readers'.
 import type { ColumnarParams } from '../../stores/columnar-params.ts';
 import { ceilTo, floorTo } from '../tables/families.ts';
-import type { Range } from './read-context-cache.ts';
+import type { Range } from './series-context.ts';
 
 /** Ranges widened to whole buckets of bucketMs, clipped to [start, end), sorted and merged. */
 export function widenRanges(ranges: readonly Range[], bucketMs: number, start: number, end: number): Range[] {
