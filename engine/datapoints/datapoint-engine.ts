@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DatapointDeleteRequest, DatapointLatestRequest, DatapointListRequest } from '../../schemas/datapoints.ts';
 import type { ServiceConfig } from '../config.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
-import type { CommitListener, IngestLog } from './types.ts';
+import type { CommitListener, IngestLog } from '../ingest/ingest-log.ts';
 import type { Access } from '../grants/access.ts';
 import type { HealthCheck } from '../health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from '../ingest/datapoint-body-parser.ts';

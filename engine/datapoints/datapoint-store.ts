@@ -28,9 +28,8 @@ import { ReadContextFollower } from './read/read-context-follow.ts';
 import type { TombstoneMark } from './read/read-context-index.ts';
 import { recoverUnmarkedParts, saveUnmarkedCheckpoint } from './write/unmarked-recovery.ts';
 import { SERIES_PURGE_VERSION, purgeTombstones, type PurgeOptions } from './write/tombstone-purge.ts';
-import type {
-  AggregateOptions, AggregateResult, IngestBatch, LatestPoint, RawReadOptions, RawReadResult, SeriesRef,
-} from './types.ts';
+import type { AggregateOptions, AggregateResult, LatestPoint, RawReadOptions, RawReadResult, SeriesRef } from './types.ts';
+import type { IngestBatch } from '../ingest/ingest-log.ts';
 
 const SERIES_PURGE_SQL = `INSERT INTO datapoint_tombstones (tenant, series_id, begin_ms, end_ms, version)
 SELECT {tenant:String}, arrayJoin({series:Array(UInt64)}), {begin:Int64}, {end:Int64}, {version:UInt64}`;

@@ -13,7 +13,7 @@
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
-import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
+import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';

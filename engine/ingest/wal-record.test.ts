@@ -2,7 +2,7 @@
 // (BIGINT beyond 2^53, -0 and NaN payloads, text with escapes, MIXED), and a record cut short
 // or padded is refused. Method: encode, join the parts as the log writes them, decode.
 import t from 'tap';
-import type { IngestBatch } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { decodeWalRecord, encodeWalRecord } from './wal-record.ts';
 
 const ts = (n: number) => Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + i * 1000);

@@ -17,7 +17,7 @@ import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
 import { EventLoopTurns } from '../../scheduling/event-loop-turns.ts';
 import { insertPoints, sortBySortKey, type FamilyRows } from './datapoint-write.ts';
 import { PackedBatch } from './packed-batch.ts';
-import type { IngestBatch } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 t.test('parts sort by tenant string, series, first timestamp and version', async () => {
   const part = fc.record({

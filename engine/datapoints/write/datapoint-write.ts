@@ -11,7 +11,8 @@ import type { MarkOrderGate } from './mark-order-gate.ts';
 import { dirtyRangesOf, writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
 import { FAMILY_SHAPES, familyOf, type Family, type FamilyShape } from '../tables/families.ts';
 import { PACKED_BIGINT, PACKED_FLOAT, PACKED_IS_TEXT, PACKED_SCALED, PACKED_TS, PackedBatch } from './packed-batch.ts';
-import type { IngestBatch, SeriesPoints } from '../types.ts';
+import type { SeriesPoints } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 const VERSION_LIMIT = 1n << 63n;
 const DECIMAL32_SCALED_MAX = 999_999_999n;

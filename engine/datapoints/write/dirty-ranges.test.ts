@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { familyOf } from '../tables/families.ts';
 import { DirtyRangeCollector, dirtyRangesOf, dirtyRuns, type DirtyRange } from './dirty-ranges.ts';
-import type { IngestBatch, SeriesPoints, ValueType } from '../types.ts';
+import type { SeriesPoints, ValueType } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 const HOUR = 3_600_000;
 const TYPES: ValueType[] = ['FLOAT', 'BIGINT', 'TEXT', 'MIXED'];

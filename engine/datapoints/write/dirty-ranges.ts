@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { ColumnarStore, InsertColumn } from '../../stores/columnar.ts';
 import { ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { PACKED_TS, PackedBatch, packed } from './packed-batch.ts';
-import type { IngestBatch } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 /** An hour-aligned range [beginMs, endMs) of one series whose rollups may be stale. */
 export interface DirtyRange {

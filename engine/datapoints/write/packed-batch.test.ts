@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { PACKED_BIGINT, PACKED_FLOAT, PACKED_IS_TEXT, PACKED_SCALED, PACKED_TS, PackedBatch, packed } from './packed-batch.ts';
-import type { IngestBatch, SeriesPoints, ValueType } from '../types.ts';
+import type { SeriesPoints, ValueType } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 const drawnSeries = fc.record({
   seriesId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),

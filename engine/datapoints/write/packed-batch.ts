@@ -6,7 +6,8 @@
 // (1.7 MB a scavenge, 2.5 ms average and 13 ms at worst, 7% of the event loop; heap sampling
 // and --trace-gc-nvp, bench/probe.ts gateway, session 11). Packed, a request is one object,
 // one Float64Array of numbers outside the heap and references to memory it already had.
-import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type IngestBatch, type SeriesPoints, type ValueType } from '../types.ts';
+import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type SeriesPoints, type ValueType } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 /** A series' columns by place: the timestamps, then SERIES_VALUE_COLUMNS' order. */
 export const PACKED_TS = 0;
