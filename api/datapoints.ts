@@ -1,5 +1,5 @@
 // Data point routes (SPEC /timeseries/data family): each handler hands its typed body to one
-// use case of the data point engine (engine/datapoint-engine.ts) and replies; the reads answer
+// use case of the data point engine (engine/datapoints/datapoint-engine.ts) and replies; the reads answer
 // with the JSON chunks the engine wrote, sent without joining them.
 import assert from 'node:assert/strict';
 import {

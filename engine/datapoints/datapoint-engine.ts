@@ -1,7 +1,7 @@
 // The data point side of the engine: the columnar store, the ingest log (group commit, or Kafka
 // with KAFKA_BROKERS), the ingester (ROLE=all or ingester with Kafka) and the parse workers
 // behind their port, opened and closed together, with the four use cases bound to them:
-// insert (ingest/insert-datapoints.ts), list and latest (query/), delete (ingest/).
+// insert (ingest/insert-datapoints.ts), list and latest (read/), delete (ingest/).
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import type { DatapointDeleteRequest, DatapointLatestRequest, DatapointListRequest } from '../../schemas/datapoints.ts';
