@@ -11,14 +11,14 @@ export interface IngestBatch {
    * Monotonic write version (assigned once when the batch enters the log). The store keeps
    * the point with the highest version per (tenant, series, timestamp), and a delete records
    * the version it was issued at, so replaying a batch can neither duplicate a point nor
-   * bring back a deleted one (issue 3, Kafka mode).
+   * bring back a deleted one (the write-ahead log's replay, or a Kafka consumer re-reading).
    */
   writeVersion: bigint;
 }
 
 /**
- * A batch the ingest log has made durable, as its commit listeners get it (issue 7: the
- * post-commit hook subscriptions stand on). Every listener of a commit gets the same object,
+ * A batch the ingest log has made durable, as its commit listeners get it (the
+ * post-commit hook the subscriptions stand on). Every listener of a commit gets the same object,
  * on memory nobody else reuses, so it may be kept; nobody may modify it.
  */
 export interface CommittedBatch {
