@@ -5,7 +5,7 @@
 // Method: one real server (embedded PostgreSQL, chdb, group commit with its write-ahead log)
 // in this process; the listener is registered through RunningServer.datapoints.
 import t from 'tap';
-import type { CommittedBatch } from '../engine/datapoints/types.ts';
+import type { CommittedBatch } from '../engine/ingest/ingest-log.ts';
 import { createSeries, startDatapointServer } from './testing/datapoints-fixture.ts';
 
 const srv = await startDatapointServer();

@@ -20,7 +20,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { Kafka, logLevel } from 'kafkajs';
 import { decodeIngestBatch } from '../engine/ingest/batch-codec.ts';
-import type { IngestBatch } from '../engine/datapoints/types.ts';
+import type { IngestBatch } from '../engine/ingest/ingest-log.ts';
 import { startKafkaMock, type KafkaMock } from '../engine/testing/kafka-mock.ts';
 import { mintToken } from './auth.ts';
 import { assertErrorBody } from './testing/error-body.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SUBSCRIPTION_FRAME_MESSAGES_MAX, SUBSCRIPTION_SERIES_MAX } from '../engine/limits.ts';
 import type { Identifier } from '../engine/errors.ts';
 import { canRead, type Access } from '../engine/grants/access.ts';
-import type { SubscriptionEngine } from '../engine/subscription-engine.ts';
+import type { SubscriptionEngine } from '../engine/subscriptions/subscription-engine.ts';
 import { payloadJson } from '../engine/subscriptions/datapoint-items.ts';
 import type { LeasedMessage, SubscriptionBroker } from '../engine/subscriptions/subscription-broker.ts';
 import { WS_CLOSE, type WebSocketContext, type WebSocketRoute, type WebSocketSession } from './websocket-routes.ts';

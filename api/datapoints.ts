@@ -1,11 +1,11 @@
 // Data point routes (SPEC /timeseries/data family): each handler hands its typed body to one
-// use case of the data point engine (engine/datapoint-engine.ts) and replies; the reads answer
+// use case of the data point engine (engine/datapoints/datapoint-engine.ts) and replies; the reads answer
 // with the JSON chunks the engine wrote, sent without joining them.
 import assert from 'node:assert/strict';
 import {
   DatapointDeleteRequest, DatapointInsertRequest, DatapointLatestRequest, DatapointLatestResponse, DatapointListRequest, DatapointListResponse,
 } from '../schemas/datapoints.ts';
-import type { DatapointEngine } from '../engine/datapoint-engine.ts';
+import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
 import { DATAPOINT_BODY_BYTES_MAX } from '../engine/limits.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   DataSetByIdsRequest, DataSetCollection, DataSetCreateRequest, DataSetListRequest, DataSetPage, DataSetUpdateRequest,
 } from '../schemas/datasets.ts';
-import type { DataSetEngine, LabelEngine } from '../engine/dataset-engine.ts';
+import type { DataSetEngine, LabelEngine } from '../engine/meta/dataset-engine.ts';
 import { CAPS, EpochMs, Items, PagedResponse, ItemsResponse } from '../schemas/common.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 import { integerQueryParam } from './query-params.ts';

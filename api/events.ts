@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   DistinctValues, Event, EventCollection, EventCreateRequest, EventFilterRequest, EventIdentifiers, EventPage, EventSearchRequest, EventUpdateRequest,
 } from '../schemas/events.ts';
-import type { EventEngine } from '../engine/event-engine.ts';
+import type { EventEngine } from '../engine/events/event-engine.ts';
 import { DISTINCT_COLUMNS, DISTINCT_SEARCH_COLUMNS } from '../engine/events/event-read.ts';
 import { BadRequestError } from '../engine/errors.ts';
 import { jsonRoute, ok, type Route } from './route.ts';

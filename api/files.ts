@@ -3,7 +3,7 @@
 // (engine/file-engine.ts checks it first). PUT is a write and the GETs are reads of the rate
 // budget (rate-limit.ts, by method); POST /files/delete is a write.
 import { Type } from '@sinclair/typebox';
-import type { FileEngine } from '../engine/file-engine.ts';
+import type { FileEngine } from '../engine/files/file-engine.ts';
 import { BadRequestError, UnprocessableError } from '../engine/errors.ts';
 import { parseFilePath, parseFolder } from '../engine/files/file-path.ts';
 import { FILE_CONTENT_TYPE_CHARS_MAX, FILE_LIST_LIMIT_DEFAULT, FILE_LIST_LIMIT_MAX } from '../engine/limits.ts';

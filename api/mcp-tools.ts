@@ -4,11 +4,11 @@
 // is the one we validate with), one engine call, a result. Each says whether it reads or
 // writes, which is what it is charged to the caller's rate budget as.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { DatapointEngine } from '../engine/datapoint-engine.ts';
-import type { EdgeEngine } from '../engine/edge-engine.ts';
+import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
+import type { EdgeEngine } from '../engine/graph/edge-engine.ts';
 import type { Access } from '../engine/grants/access.ts';
-import type { ResourceEngine } from '../engine/resource-engine.ts';
-import type { TimeSeriesEngine } from '../engine/timeseries-engine.ts';
+import type { ResourceEngine } from '../engine/graph/resource-engine.ts';
+import type { TimeSeriesEngine } from '../engine/meta/timeseries-engine.ts';
 import { Id, ExternalId } from '../schemas/common.ts';
 import { DatapointListRequest } from '../schemas/datapoints.ts';
 import { RelationCreate, RelationshipTypeCreate } from '../schemas/edges.ts';

@@ -6,7 +6,7 @@ import {
   GovernanceTemplateApplyRequest, GovernanceTemplateCollection, GovernanceTemplateCreateRequest, GovernanceTemplateDeleteRequest, PolicyByIdsRequest,
   PolicyCollection, PolicyCreateRequest, PolicyDeleteRequest, PolicyFindingsPage, PolicyFindingsRequest, PolicyPage, PolicyUpdateRequest,
 } from '../schemas/policies.ts';
-import type { PolicyEngine } from '../engine/policy-engine.ts';
+import type { PolicyEngine } from '../engine/policies/policy-engine.ts';
 import { integerQueryParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import uws from 'uWebSockets.js';
 import { errorsBase, type ServiceConfig } from '../engine/config.ts';
-import { PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoint-engine.ts';
+import { PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
 import { openEngine, type Engine } from '../engine/engine.ts';
 import type { DatapointBodyLayout } from '../engine/ingest/datapoint-body-parser.ts';
 import { logger } from '../engine/log.ts';

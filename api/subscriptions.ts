@@ -5,7 +5,7 @@ import {
   SubscriptionCollection, SubscriptionCreateRequest, SubscriptionDeleteRequest, SubscriptionIdentifiers, SubscriptionListRequest, SubscriptionPage,
   SubscriptionUpdateRequest,
 } from '../schemas/subscriptions.ts';
-import type { SubscriptionEngine } from '../engine/subscription-engine.ts';
+import type { SubscriptionEngine } from '../engine/subscriptions/subscription-engine.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 import { integerQueryParam } from './query-params.ts';
 

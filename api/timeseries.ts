@@ -5,7 +5,7 @@ import {
   TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
 } from '../schemas/timeseries.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX } from '../engine/limits.ts';
-import type { TimeSeriesEngine } from '../engine/timeseries-engine.ts';
+import type { TimeSeriesEngine } from '../engine/meta/timeseries-engine.ts';
 import { idPathParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

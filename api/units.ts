@@ -2,7 +2,7 @@
 // type advice of GET /timeseries/recommend-value-type/{unitExternalId}.
 import { Type } from '@sinclair/typebox';
 import { Unit, UnitByIdsRequest, UnitList, ValueTypeRecommendation } from '../schemas/units.ts';
-import type { UnitEngine } from '../engine/unit-engine.ts';
+import type { UnitEngine } from '../engine/meta/unit-engine.ts';
 import { jsonRoute, ok, type Route } from './route.ts';
 
 const TAG = 'Units';

@@ -3,13 +3,13 @@
 // get a facade each; nothing outside engine/ holds a pool or a driver.
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
-import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts';
-import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './dataset-engine.ts';
+import { openDatapointEngine, type DatapointEngine } from './datapoints/datapoint-engine.ts';
+import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './meta/dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
-import { bindEdgeEngine, type EdgeEngine } from './edge-engine.ts';
-import { bindEventEngine, type EventEngine } from './event-engine.ts';
-import { openDirectoryBlobStore, openFileEngine, type FileEngine } from './file-engine.ts';
+import { bindEdgeEngine, type EdgeEngine } from './graph/edge-engine.ts';
+import { bindEventEngine, type EventEngine } from './events/event-engine.ts';
+import { openDirectoryBlobStore, openFileEngine, type FileEngine } from './files/file-engine.ts';
 import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
@@ -18,15 +18,15 @@ import { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
-import { bindPolicyEngine, type PolicyEngine } from './policy-engine.ts';
-import { bindResourceEngine, type ResourceEngine } from './resource-engine.ts';
+import { bindPolicyEngine, type PolicyEngine } from './policies/policy-engine.ts';
+import { bindResourceEngine, type ResourceEngine } from './graph/resource-engine.ts';
 import { Quotas } from './quotas/quotas.ts';
 import { migrate } from './stores/migrations.ts';
 import { openRelational, type RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
-import { bindTimeSeriesEngine, type TimeSeriesEngine } from './timeseries-engine.ts';
-import { openSubscriptionEngine, type SubscriptionEngine } from './subscription-engine.ts';
-import { unitEngine, type UnitEngine } from './unit-engine.ts';
+import { bindTimeSeriesEngine, type TimeSeriesEngine } from './meta/timeseries-engine.ts';
+import { openSubscriptionEngine, type SubscriptionEngine } from './subscriptions/subscription-engine.ts';
+import { unitEngine, type UnitEngine } from './meta/unit-engine.ts';
 
 /** What the engine is handed from outside engine/: the parse workers (workers/), behind their port. */
 export interface EnginePorts {

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { BadRequestError } from '../errors.ts';
-import { formatDatapointValue } from './datapoint-format.ts';
+import { formatDatapointValue } from './read/datapoint-format.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
-import type { IngestBatch, SeriesPoints, SeriesRef, ValueType } from './types.ts';
+import type { SeriesPoints, SeriesRef, ValueType } from './types.ts';
+import type { IngestBatch } from '../ingest/ingest-log.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'datapoint-store-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

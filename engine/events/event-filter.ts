@@ -9,7 +9,7 @@ import type { EventFilter } from '../../schemas/events.ts';
 import { BadRequestError } from '../errors.ts';
 import { readableIds, type Access } from '../grants/access.ts';
 import { DESCENDANT_DATA_SETS } from '../grants/access.sql.ts';
-import { parseInstant } from '../datapoints/instant.ts';
+import { parseInstant } from '../records/instant.ts';
 import { lookupAnyNodes } from '../meta/node-lookup.ts';
 import { and, metadataPredicate, rangePredicate, readableIdsPredicate } from '../meta/node-filter.sql.ts';
 import { cursorCodec } from '../records/cursor-codec.ts';

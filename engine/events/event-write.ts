@@ -8,7 +8,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Event, EventCreate, EventUpdateItem } from '../../schemas/events.ts';
 import { EVENT_SOURCE_UPDATE_MAX } from '../../schemas/events.ts';
-import { parseInstant } from '../datapoints/instant.ts';
+import { parseInstant } from '../records/instant.ts';
 import { BadRequestError, type FieldProblem } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
 import { governingDataSet, lookupAnyNodes, lookupNodes } from '../meta/node-lookup.ts';

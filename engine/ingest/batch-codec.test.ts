@@ -4,7 +4,8 @@
 import t, { type Test } from 'tap';
 
 type Tap = Test;
-import { VALUE_TYPES, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import { VALUE_TYPES, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { BatchCodecError, BatchCodecVersionError, decodeIngestBatch, encodeIngestBatch } from './batch-codec.ts';
 import { mulberry32 as prng } from '../testing/prng.ts';
 

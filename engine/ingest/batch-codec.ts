@@ -18,7 +18,8 @@
 // surrogate becomes U+FFFD, as it would in the store.
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
-import { VALUE_TYPES, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import { VALUE_TYPES, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 
 // Typed-array columns are copied as raw bytes, which is only little endian here.
 assert.equal(endianness(), 'LE', 'batch-codec copies typed arrays as little-endian bytes');

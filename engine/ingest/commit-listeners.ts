@@ -2,7 +2,8 @@
 // once it is durable, from the group-commit log (at its acknowledgement) or the Kafka ingester
 // (once inserted and its offsets committed). Subscriptions stand on it. What a listener does
 // with a batch is its own concern; a listener that fails is logged and never fails a commit.
-import type { CommitListener, CommittedBatch, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { CommitListener, CommittedBatch, IngestBatch } from './ingest-log.ts';
 import type { Logger } from '../log.ts';
 
 /** Least time between two log lines about failing listeners (STYLE §10: a summary, not a flood). */

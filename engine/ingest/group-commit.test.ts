@@ -10,14 +10,15 @@ import path from 'node:path';
 import t from 'tap';
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { openDatapointStore } from '../datapoints/datapoint-store.ts';
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { logger } from '../log.ts';
 import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
 import { IngestWal } from './ingest-wal.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
 import { decodeWalRecord } from './wal-record.ts';
-import { PackedBatch } from '../datapoints/packed-batch.ts';
+import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 

@@ -12,9 +12,9 @@
 // Commit listeners (onCommitted, commit-listeners.ts) get each batch once it is durable.
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
-import { assertIngestBatch } from '../datapoints/datapoint-write.ts';
-import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from '../datapoints/types.ts';
-import { PackedBatch } from '../datapoints/packed-batch.ts';
+import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
+import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from './ingest-log.ts';
+import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';

@@ -13,7 +13,8 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { logger } from '../log.ts';
 import { startKafkaMock, type KafkaMock } from '../testing/kafka-mock.ts';
 import { makeSeries, pointRows, pollUntil, RecordingSink, uniqueName } from '../testing/kafka-mock-fixtures.ts';
-import type { CommittedBatch, IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { CommittedBatch, IngestBatch } from './ingest-log.ts';
 import { startIngester, type Ingester, type IngesterOptions } from './ingester.ts';
 import { KafkaIngestLog } from './kafka-log.ts';
 

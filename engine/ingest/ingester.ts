@@ -5,7 +5,7 @@
 // harmless (no duplicate, no resurrected delete). How the store writes is the store's job.
 // Commit listeners (onCommitted) get each fetched batch once it is stored and committed.
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import type { CommitListener, IngestBatch } from '../datapoints/types.ts';
+import type { CommitListener, IngestBatch } from './ingest-log.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { BatchCodecError, BatchCodecVersionError, decodeIngestBatch } from './batch-codec.ts';
 import { CommitListeners } from './commit-listeners.ts';

@@ -6,8 +6,9 @@
 import type { FieldProblem } from '../errors.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
-import { mergeSameSeries } from '../datapoints/merge-series.ts';
-import type { IngestLog, SeriesPoints } from '../datapoints/types.ts';
+import { mergeSameSeries } from '../datapoints/write/merge-series.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestLog } from './ingest-log.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
 import type { SlabPool, Slab } from '../memory/slab-pool.ts';

@@ -3,7 +3,7 @@
 // Method: split known series into chunks, shuffle and duplicate them, merge, compare.
 import t from 'tap';
 import { makeSeries, pointRows } from '../testing/kafka-mock-fixtures.ts';
-import type { IngestBatch } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { mergeForInsert } from './kafka-batch-merge.ts';
 import { splitSeries } from './kafka-message.ts';
 

@@ -3,7 +3,8 @@
 // resolves replays and deletes by the version of each batch and versions must never be
 // raised or lowered. The chunks of a large series are joined again; a chunk seen twice (a
 // redelivery inside one fetch) is dropped, which the store would have absorbed anyway.
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 
 function concatFloat64(parts: Float64Array[], total: number): Float64Array {
   const out = new Float64Array(total);

@@ -5,7 +5,7 @@
 // serialises idempotent produce requests per broker anyway). Consuming is ingester.ts's job.
 import type { Producer } from 'kafkajs';
 import { CompressionTypes, Partitioners } from 'kafkajs';
-import type { BatchMemory, IngestBatch, IngestLog } from '../datapoints/types.ts';
+import type { BatchMemory, IngestBatch, IngestLog } from './ingest-log.ts';
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { createKafkaClient } from './kafka-client.ts';

@@ -2,7 +2,8 @@
 // `<tenant>:<seriesId>` so the partitioner keeps a series on one partition, in order; a
 // series too large for one message is cut into chunks of consecutive timestamps under the
 // same key. Encoding is batch-codec.ts's; sending is kafka-log.ts's.
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { encodeIngestBatch } from './batch-codec.ts';
 
 /**

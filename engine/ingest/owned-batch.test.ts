@@ -6,7 +6,8 @@
 // Method: batches built as the workers build them (one arena, each item's timestamps then
 // its values) and as separate arrays; records compared byte for byte and decoded.
 import t, { type Test } from 'tap';
-import type { IngestBatch, SeriesPoints } from '../datapoints/types.ts';
+import type { SeriesPoints } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { ownedCopy } from './owned-batch.ts';

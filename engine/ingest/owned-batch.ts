@@ -6,7 +6,8 @@
 // request instead of two per series (a gateway request of 100 series was ~200 of each).
 // When the columns already lie so in one buffer (the parse workers write each item's
 // timestamps and then its values into one arena), the copy is a single block copy.
-import { seriesColumnAt, type BatchMemory, type IngestBatch, type SeriesPoints } from '../datapoints/types.ts';
+import { seriesColumnAt, type SeriesPoints } from '../datapoints/types.ts';
+import type { BatchMemory, IngestBatch } from './ingest-log.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 import { RECORD_COLUMNS } from './wal-record.ts';

@@ -5,7 +5,7 @@
 // with an error naming it. Method: encode, join the parts as the log writes them, decode; the
 // older records are built byte by byte as those versions laid them out.
 import t from 'tap';
-import type { IngestBatch } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import { WAL_RECORD_VERSION, decodeWalRecord, encodeWalRecord } from './wal-record.ts';
 
 const ts = (n: number) => Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + i * 1000);

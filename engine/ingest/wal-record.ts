@@ -22,7 +22,8 @@
 // A format word naming any other version is refused with an error that names it.
 import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
-import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type IngestBatch, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 
 assert.equal(endianness(), 'LE', 'wal-record writes typed arrays as little-endian bytes');
 

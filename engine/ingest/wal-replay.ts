@@ -3,7 +3,7 @@
 // Batches keep their write versions, so one that was already stored collapses with itself
 // and one a later write or delete replaced stays replaced.
 import type { DatapointStore } from '../datapoints/datapoint-store.ts';
-import type { IngestBatch } from '../datapoints/types.ts';
+import type { IngestBatch } from './ingest-log.ts';
 import type { Logger } from '../log.ts';
 import { decodeWalRecord } from './wal-record.ts';
 

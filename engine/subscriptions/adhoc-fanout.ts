@@ -3,7 +3,7 @@
 // same post-commit hook as the broker, so nothing is sent before it is durable; the commit
 // path only queues the batch when the tenant has such a socket, and items are built after.
 // With KAFKA_BROKERS a process hears the batches its own ingester consumed (documented).
-import type { CommittedBatch, CommitListener } from '../datapoints/types.ts';
+import type { CommittedBatch, CommitListener } from '../ingest/ingest-log.ts';
 import { datapointItemJson } from './datapoint-items.ts';
 
 export interface AdhocSink {

@@ -2,7 +2,7 @@
 // datapoints: [{ timestamp: ISO-8601, value: string }] }`) built from a committed batch's
 // columns, once per series per batch, whatever number of subscriptions share it. Values are
 // formatted as the read path formats them (datapoint-format.ts): exact decimals, 64-bit integers.
-import { formatScaled } from '../datapoints/datapoint-format.ts';
+import { formatScaled } from '../datapoints/read/datapoint-format.ts';
 import { DECIMAL_FORMAT, type SeriesPoints } from '../datapoints/types.ts';
 
 function valueAt(series: Readonly<SeriesPoints>, i: number): string {

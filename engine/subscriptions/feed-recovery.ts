@@ -4,8 +4,9 @@
 // without FINAL: every version above the mark is a write the feed may have missed, and a
 // point delivered twice is within at-least-once. Tenant and series lead the WHERE (the
 // tables' ORDER BY), so only the covered series are read.
-import type { CommittedBatch, SeriesPoints, ValueType } from '../datapoints/types.ts';
-import { FAMILY_SHAPES, familyOf } from '../datapoints/families.ts';
+import type { SeriesPoints, ValueType } from '../datapoints/types.ts';
+import type { CommittedBatch } from '../ingest/ingest-log.ts';
+import { FAMILY_SHAPES, familyOf } from '../datapoints/tables/families.ts';
 import type { ColumnarStore } from '../stores/columnar.ts';
 import type { RecoverSince } from './subscription-broker.ts';
 

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { ROOMY_POLICY } from '../../api/testing/datapoints-fixture.ts';
 import { startTestServer } from '../../api/testing/test-server.ts';
-import type { CommitListener, IngestBatch } from '../datapoints/types.ts';
+import type { CommitListener, IngestBatch } from '../ingest/ingest-log.ts';
 import { logger } from '../log.ts';
 import { openSeriesDirectory } from '../meta/series-directory.ts';
 import { pollUntil } from '../testing/poll-until.ts';

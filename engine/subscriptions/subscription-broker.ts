@@ -21,7 +21,7 @@
 // socket gives its leases back, and a lease not acked in time simply becomes visible again
 // (redelivery), on whichever instance asks next. At-least-once; within a subscription
 // messages go in append order, and the points of a series in a message in timestamp order.
-import type { CommittedBatch, CommitListener, IngestBatch } from '../datapoints/types.ts';
+import type { CommittedBatch, CommitListener, IngestBatch } from '../ingest/ingest-log.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
 import type { Queryable } from '../stores/queryable.ts';

@@ -1,7 +1,8 @@
 // Test helpers for the Kafka ingest path: small deterministic batches, a flat view of
 // their points for comparison, a recording sink, and polling against a deadline (no sleeps).
 import { randomBytes } from 'node:crypto';
-import type { IngestBatch, SeriesPoints, ValueType } from '../datapoints/types.ts';
+import type { SeriesPoints, ValueType } from '../datapoints/types.ts';
+import type { IngestBatch } from '../ingest/ingest-log.ts';
 
 /** A fresh tenant (or topic, group) name per test, so tests cannot see each other. */
 export function uniqueName(prefix: string): string {

@@ -1,0 +1,174 @@
+// The data point side of the engine: the columnar store, the ingest log (group commit, or Kafka
+// with KAFKA_BROKERS), the ingester (ROLE=all or ingester with Kafka) and the parse workers
+// behind their port, opened and closed together, with the four use cases bound to them:
+// insert (ingest/insert-datapoints.ts), list and latest (read/), delete (ingest/).
+import path from 'node:path';
+import type { Static } from '@sinclair/typebox';
+import type { DatapointDeleteRequest, DatapointLatestRequest, DatapointListRequest } from '../../schemas/datapoints.ts';
+import type { ServiceConfig } from '../config.ts';
+import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
+import type { CommitListener, IngestLog } from '../ingest/ingest-log.ts';
+import type { Access } from '../grants/access.ts';
+import type { HealthCheck } from '../health-check.ts';
+import type { DatapointBodyLayout, DatapointBodyParser } from '../ingest/datapoint-body-parser.ts';
+import { deleteDatapoints } from '../ingest/delete-datapoints.ts';
+import { GroupCommitLog } from '../ingest/group-commit.ts';
+import { IngestWal } from '../ingest/ingest-wal.ts';
+import { startIngester, type Ingester } from '../ingest/ingester.ts';
+import { insertDatapoints, type InsertDatapointsDeps } from '../ingest/insert-datapoints.ts';
+import { KafkaIngestLog } from '../ingest/kafka-log.ts';
+import { TargetHints } from '../ingest/target-hints.ts';
+import { replayIngestWal } from '../ingest/wal-replay.ts';
+import { logger } from '../log.ts';
+import { SlabPool } from '../memory/slab-pool.ts';
+import type { Metrics } from '../metrics.ts';
+import { latestDatapoints } from './read/latest-datapoints.ts';
+import { listDatapoints } from './read/list-datapoints.ts';
+import type { Quotas } from '../quotas/quotas.ts';
+import type { SeriesDirectory } from '../meta/series-directory.ts';
+import type { RelationalStore } from '../stores/relational.ts';
+
+const log = logger.child({ module: 'datapoint-engine' });
+/** How long a free slab of the ingest path's pool is kept. */
+const SLAB_IDLE_MS = 5_000;
+
+/** Shared memory the ingest path keeps for reuse, at most (more is allocated and dropped). */
+export const INGEST_MEMORY_BYTES_MAX = 512 * 1024 * 1024;
+
+/** Where the embedded ingest log keeps its write-ahead segments, under DATA_DIR. */
+export const INGEST_WAL_DIR = 'ingest-wal';
+
+/** Parse tasks allowed to wait for a worker before POST /timeseries/data answers 503 (the parser's maxQueue). */
+export const PARSE_QUEUE_DEPTH_MAX = 32;
+
+export interface DatapointEngineDeps {
+  /** PostgreSQL, where data point requests resolve their series. */
+  relational: RelationalStore;
+  /** The series keys held in memory in front of it. */
+  series: SeriesDirectory;
+  quotas: Quotas;
+  metrics: Metrics;
+  /** The parse workers; the engine owns them from here (closed with it, or when opening fails). */
+  parser: DatapointBodyParser;
+  layout: DatapointBodyLayout;
+}
+
+export interface DatapointEngine {
+  /** Inserts a raw POST /timeseries/data body; resolves once its points are durable. */
+  insert(access: Access, rawBody: Uint8Array): Promise<void>;
+  /** The JSON answer of POST /timeseries/data/list, as chunks sent without joining them. */
+  list(access: Access, request: DatapointListRequest): Promise<Uint8Array[]>;
+  /** The JSON answer of POST /timeseries/data/latest, as chunks. */
+  latest(access: Access, request: Static<typeof DatapointLatestRequest>): Promise<Uint8Array[]>;
+  delete(access: Access, request: Static<typeof DatapointDeleteRequest>): Promise<void>;
+  store: DatapointStore;
+  ingestLog: IngestLog;
+  /** Shared memory for request bodies and their columns (slab-pool.ts). */
+  slabs: SlabPool;
+  /**
+   * Resolves once every acknowledged append is readable: of `tenant` when given, and of the
+   * series `seriesIds` only when given too (data point reads wait for the series they read).
+   */
+  readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void>;
+  mode: 'group-commit' | 'kafka';
+  healthChecks: HealthCheck[];
+  /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
+  ingestBacklog(): { queuedPoints: number; kafkaLag: number };
+  /** Purges the points of deleted series in the background (failures are logged). */
+  purgeSeries(tenant: string, seriesIds: number[]): void;
+  /**
+   * Registers a listener for every batch once it is durable (the post-commit hook that
+   * subscriptions stand on): group commit at the acknowledgement, Kafka once the ingester
+   * of this process has stored it. ROLE=api with Kafka stores nothing, so it hears nothing.
+   * Returns the unsubscribe.
+   */
+  onCommitted(listener: CommitListener): () => void;
+  close(): Promise<void>;
+}
+
+export async function openDatapointEngine(config: Readonly<ServiceConfig>, deps: DatapointEngineDeps): Promise<DatapointEngine> {
+  const { parser } = deps;
+  // One pool of shared memory for the whole ingest path: bodies, parsed columns, the log's
+  // copies and the insert's columns (slab-pool.ts). A slab free for 5 s is let go: a load
+  // reuses its slabs within milliseconds, and a burst's memory is not held after it.
+  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX, idleMs: SLAB_IDLE_MS });
+  let store: DatapointStore | undefined;
+  let ingestLog: IngestLog;
+  let ingester: Ingester | undefined;
+  let wal: IngestWal | undefined;
+  try {
+    store = await openDatapointStore(config, { logger: log, slabs });
+    const opened = store;
+    if (config.kafkaBrokers) {
+      ingestLog = await KafkaIngestLog.open({ brokers: config.kafkaBrokers, writeVersionClock: opened.writeVersions, logger: log });
+      if (config.role !== 'api') ingester = await startIngester({ brokers: config.kafkaBrokers, store: opened, logger: log });
+    } else {
+      // Acknowledged from the write-ahead log; what a crash left there goes in before we serve.
+      const walOpened = await IngestWal.open({ dir: path.join(config.dataDir, INGEST_WAL_DIR), logger: log });
+      wal = walOpened.wal;
+      if (walOpened.recovered.length > 0) {
+        await replayIngestWal(opened, walOpened.recovered, log);
+        await wal.dropRecovered();
+      }
+      ingestLog = new GroupCommitLog({
+        store: opened, nextWriteVersion: () => opened.writeVersions.next(), logger: log, wal, slabs,
+      });
+    }
+  } catch (error) {
+    await parser.close().catch(() => undefined);
+    await ingester?.stop().catch(() => undefined);
+    await wal?.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    slabs.stop();
+    throw error;
+  }
+  return bindDatapointEngine(config, deps, { store, ingestLog, ingester, wal, slabs });
+}
+
+/** The facade over what openDatapointEngine opened: the use cases bound to their stores. */
+function bindDatapointEngine(
+  config: Readonly<ServiceConfig>, deps: DatapointEngineDeps,
+  opened: { store: DatapointStore; ingestLog: IngestLog; ingester?: Ingester; wal?: IngestWal; slabs: SlabPool },
+): DatapointEngine {
+  const { store, ingestLog, ingester, wal, slabs } = opened;
+  const { parser, metrics } = deps;
+  const series = deps.series;
+  const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
+  const readBarrier = (tenant?: string, seriesIds?: readonly number[]) => ingestLog.readBarrier?.(tenant, seriesIds) ?? Promise.resolve();
+  const insertDeps: InsertDatapointsDeps = {
+    series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
+  };
+  const readDeps = { series, store, readBarrier, metrics };
+  const checks: HealthCheck[] = [{
+    name: 'clickhouse',
+    ping: async () => {
+      if (!(await store.columnar.ping())) throw new Error('ClickHouse does not answer');
+    },
+  }];
+  return {
+    insert: (access, rawBody) => insertDatapoints(access, rawBody, insertDeps),
+    list: (access, request) => listDatapoints(access, request, readDeps),
+    latest: (access, request) => latestDatapoints(access, request, readDeps),
+    delete: (access, request) => deleteDatapoints(access, request, { series, store }),
+    store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,
+    ingestBacklog() {
+      const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;
+      const lag = ingester ? Object.values(ingester.stats().lagByPartition).reduce((a, b) => a + b, 0) : 0;
+      return { queuedPoints, kafkaLag: lag };
+    },
+    onCommitted(listener) {
+      return ingester ? ingester.onCommitted(listener) : ingestLog.onCommitted?.(listener) ?? (() => undefined);
+    },
+    purgeSeries(tenant, seriesIds) {
+      store.purgeSeries(tenant, seriesIds).catch((error: unknown) => log.warn({ err: error, tenant }, 'purging the points of deleted time series failed'));
+    },
+    async close() {
+      await parser.close().catch((error: unknown) => log.warn({ err: error }, 'closing the parse workers failed'));
+      await ingestLog.close();
+      await wal?.close();
+      await ingester?.stop();
+      await store.close();
+      slabs.stop();
+    },
+  };
+}

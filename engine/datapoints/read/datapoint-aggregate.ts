@@ -1,0 +1,297 @@
+// Data point aggregates: per granularity bucket, from the minute and hour rollup
+// rows of clean buckets folded by the engine plus raw points where minutes are dirty, the
+// series' context (datapoint-read-context.ts) telling which. Requests alike share statements.
+import { BadRequestError } from '../../errors.ts';
+import { AGGREGATES_LIMIT_MAX } from '../../limits.ts';
+import { ColumnarParams } from '../../stores/columnar-params.ts';
+import type { ColumnarStore } from '../../stores/columnar.ts';
+import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
+import { divideRounded } from './datapoint-format.ts';
+import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-read-context.ts';
+import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
+import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
+import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
+import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
+import type { Range } from './series-context.ts';
+import type { FoldedMark } from '../rollups/rollup-fold.ts';
+import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from '../types.ts';
+
+const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
+
+/** count, sum, min, max of a bucket or an hour; sums and extremes exact for exact families. */
+interface Partial { n: number; s: number | bigint; lo: number | bigint; hi: number | bigint }
+interface PartialRow { series: string; a: string; n: string; s: string; lo: string; hi: string }
+
+function partialOf(row: PartialRow, exact: boolean): Partial {
+  const read = (text: string) => (exact ? BigInt(text === '' ? '0' : text) : Number(text === '' ? '0' : text));
+  return { n: Number(row.n), s: read(row.s), lo: read(row.lo), hi: read(row.hi) };
+}
+
+function addPartial(into: Partial | undefined, p: Partial): Partial {
+  if (!into) return { ...p };
+  return {
+    n: into.n + p.n,
+    s: (into.s as number) + (p.s as number),
+    lo: p.lo < into.lo ? p.lo : into.lo,
+    hi: p.hi > into.hi ? p.hi : into.hi,
+  };
+}
+
+function bucketOf(timestampMs: number, p: Partial, family: Family, options: AggregateOptions): AggregateBucket {
+  const bucket: AggregateBucket = { timestampMs };
+  for (const name of options.aggregates) {
+    if (name === 'COUNT') bucket.count = p.n;
+    if (name === 'SUM') bucket.sum = p.s;
+    if (name === 'MIN') bucket.min = p.lo;
+    if (name === 'MAX') bucket.max = p.hi;
+    // Decimals: exact at their scale; BIGINT and floats: a double, as averages are.
+    if (name === 'AVG') bucket.average = typeof p.s === 'bigint' && family !== 'int' ? divideRounded(p.s, BigInt(p.n)) : Number(p.s) / p.n;
+  }
+  return bucket;
+}
+
+export interface AggregateRequest {
+  series: SeriesRef;
+  options: AggregateOptions;
+}
+
+interface BucketRange { start: number; end: number; granularityMs: number }
+
+/** The bucket range of a request after alignment and cursor, or undefined when empty. */
+function aggregateRange(request: AggregateRequest): BucketRange | undefined {
+  const { series, options } = request;
+  assertLimit(options.limit, AGGREGATES_LIMIT_MAX);
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  const refused = shape.hasNumericAggregates ? [] : options.aggregates.filter((name) => name !== 'COUNT');
+  if (refused.length > 0) {
+    throw new BadRequestError(`${series.valueType} time series support only the COUNT aggregate`, [
+      { field: 'aggregates', message: `${refused.join(', ')} needs a numeric time series`, value: refused },
+    ]);
+  }
+  if (options.start > options.end) throw new BadRequestError('start must not be after end', [{ field: 'start', message: 'after end', value: options.start }]);
+  const granularityMs = GRANULARITY_MS[options.granularity];
+  const align = (ms: number) => ms - (((ms % granularityMs) + granularityMs) % granularityMs);
+  let start = align(options.start);
+  const end = align(options.end) === options.end ? options.end : align(options.end) + granularityMs;
+  if (options.cursor !== undefined) start = Math.max(start, decodeCursor(options.cursor, 'b'));
+  return start >= end || options.aggregates.length === 0 ? undefined : { start, end, granularityMs };
+}
+
+/** The rollup statement of a read: the tables' rows outside dirty ranges, UNION ALL. */
+function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, params: ColumnarParams): string {
+  const shape = FAMILY_SHAPES[family];
+  const minuteCondition = dirtyMinutes.size > 0 ? `NOT (${bucketRangeList(params, dirtyMinutes, MINUTE_BUCKET_MS)})` : '';
+  if (range.granularityMs < ROLLUP_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.granularityMs !== MINUTE_BUCKET_MS);
+  // Hours a dirty range touches: their clean minutes from minute rows, their dirty ones from raw points.
+  const dirtyHours = widenSeriesRanges(dirtyMinutes, ROLLUP_BUCKET_MS, range.start, range.end);
+  const grouped = range.granularityMs !== ROLLUP_BUCKET_MS;
+  if (dirtyHours.size === 0) return rollupBucketsSql(shape, shape.rollupTable, '', grouped);
+  // A range list names the rows overlapping it, so it is built for each table's row width.
+  const hourRows = bucketRangeList(params, dirtyHours, ROLLUP_BUCKET_MS);
+  const minuteRows = bucketRangeList(params, dirtyHours, MINUTE_BUCKET_MS);
+  return `${rollupBucketsSql(shape, shape.rollupTable, `NOT (${hourRows})`, grouped)}
+UNION ALL
+${rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondition}`, true)}`;
+}
+
+const DAY_MS = 86_400_000;
+/** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
+export const MINUTE_DAYS_PER_READ_MAX = 64;
+/** Memory of a held day of minute rows: 1,440 rows of five doubles. */
+const MINUTE_DAY_BYTES = 1_440 * 5 * 8;
+
+/** Whether a sorted, merged range list covers ms. */
+function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
+  if (!ranges) return false;
+  for (const [b, e] of ranges) {
+    if (ms < b) return false;
+    if (ms < e) return true;
+  }
+  return false;
+}
+
+/** Copies of one (series, day) slice of the minute-days answer (an entry must not hold the whole answer's buffers). */
+function sliceDay(columns: MinuteDay, from: number, to: number): MinuteDay {
+  return { bucket: columns.bucket.slice(from, to), n: columns.n.slice(from, to), s: columns.s.slice(from, to), lo: columns.lo.slice(from, to), hi: columns.hi.slice(from, to) };
+}
+
+/**
+ * Fetches whole UTC days of FLOAT minute rows, one statement for all of them, and keeps each
+ * day (read-context-cache.ts) unless a fold reported one of its minutes since `mark`
+ * (cache.beginMinuteDays() taken before the statement). Resolves with the days by `${id}:${day}`.
+ */
+export async function loadMinuteDays(
+  store: ColumnarStore, tenant: string, wanted: readonly (readonly [id: number, day: number])[], cache: ReadContextCache, mark: number,
+): Promise<Map<string, MinuteDay>> {
+  const loaded = new Map<string, MinuteDay>();
+  if (wanted.length === 0) return loaded;
+  const params = new ColumnarParams();
+  const list = wanted.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
+  const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
+  const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
+  const all: MinuteDay = { bucket: column('bucket'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
+  const series = column('series');
+  // Rows come sorted by series and bucket: each wanted (series, day) is one contiguous slice.
+  let at = 0;
+  for (const [id, day] of [...wanted].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    while (at < series.length && (series[at] as number) < id) at++;
+    while (at < series.length && series[at] === id && (all.bucket[at] as number) < day) at++;
+    const from = at;
+    while (at < series.length && series[at] === id && (all.bucket[at] as number) < day + DAY_MS) at++;
+    const slice = sliceDay(all, from, at);
+    cache.setMinuteDay(mark, tenant, id, day, slice);
+    loaded.set(`${id}:${day}`, slice);
+  }
+  return loaded;
+}
+
+/**
+ * After a fold, the days of FLOAT series it recomputed are fetched into memory (the
+ * first 1m read after a load then runs no statement), unless they would take more than half
+ * of the minute days' memory: a round that large (a gateway's steady stream) would only evict
+ * what readers hold. Call once the fold's series are reported changed to the cache.
+ */
+export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCache, folded: readonly FoldedMark[]): Promise<void> {
+  const byTenant = new Map<string, Set<string>>();
+  let count = 0;
+  for (const mark of folded) {
+    if (mark.family !== 'float') continue;
+    let days = byTenant.get(mark.tenant);
+    if (!days) byTenant.set(mark.tenant, (days = new Set()));
+    for (let day = floorTo(mark.beginMs, DAY_MS); day < mark.endMs; day += DAY_MS) {
+      const key = `${mark.seriesId}:${day}`;
+      if (!days.has(key)) count++;
+      days.add(key);
+    }
+  }
+  if (count === 0 || count * MINUTE_DAY_BYTES > MINUTE_DAYS_BYTES_MAX / 2) return;
+  for (const [tenant, days] of byTenant) {
+    const wanted = [...days].map((key) => key.split(':').map(Number) as [number, number]);
+    for (let from = 0; from < wanted.length; from += MINUTE_DAYS_PER_READ_MAX) {
+      await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.beginMinuteDays());
+    }
+  }
+}
+
+/**
+ * 1m partials of FLOAT series from whole days of minute rows held in memory (each
+ * new window of a panned chart reads no statement once its days are held), fetched in one
+ * statement where missing; minutes of dirty ranges left out (the caller reads them raw).
+ */
+async function minuteDayPartials(
+  store: ColumnarStore, tenant: string, ids: readonly number[], range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, cache: ReadContextCache,
+): Promise<Map<number, Map<number, Partial>>> {
+  const mark = cache.beginMinuteDays();
+  const dayStarts: number[] = [];
+  for (let day = floorTo(range.start, DAY_MS); day < range.end; day += DAY_MS) dayStarts.push(day);
+  const days = new Map<number, MinuteDay[]>(ids.map((id) => [id, []]));
+  const missing: [id: number, day: number][] = [];
+  for (const id of ids) {
+    for (const day of dayStarts) {
+      const kept = cache.getMinuteDay(tenant, id, day);
+      if (kept) days.get(id)?.push(kept);
+      else missing.push([id, day]);
+    }
+  }
+  for (const [key, day] of await loadMinuteDays(store, tenant, missing, cache, mark)) days.get(Number(key.split(':')[0]))?.push(day);
+  const out = new Map<number, Map<number, Partial>>();
+  for (const [id, held] of days) {
+    const buckets = new Map<number, Partial>();
+    const dirty = dirtyMinutes.get(id);
+    for (const day of held) {
+      for (let i = 0; i < day.bucket.length; i++) {
+        const bucket = day.bucket[i] as number;
+        if (bucket < range.start || bucket >= range.end || covers(dirty, bucket)) continue;
+        buckets.set(bucket, { n: day.n[i] as number, s: day.s[i] as number, lo: day.lo[i] as number, hi: day.hi[i] as number });
+      }
+    }
+    out.set(id, buckets);
+  }
+  return out;
+}
+
+/**
+ * Partials per series and granularity bucket: rollup rows of clean buckets (minute rows for
+ * 1m; hour rows, and minute rows of hours a dirty range touches, for whole hours), folded to
+ * the granularity by the engine, plus raw points of dirty minutes.
+ */
+async function bucketPartials(
+  store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange, cache?: ReadContextCache,
+): Promise<Map<number, Map<number, Partial>>> {
+  const shape = FAMILY_SHAPES[family];
+  const exact = shape.exactAggregates;
+  // Rollup rows are kept only if nothing was written from here (the contexts) to their fetch.
+  const mark = cache?.begin();
+  const contexts = await contextsOf(store, tenant, ids, cache);
+  const dirty = new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []]));
+  // Minute rows are current wherever no dirty range covers them; window bounds are whole minutes.
+  const rawRanges = widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
+  const spannedDays = (floorTo(range.end - 1, DAY_MS) - floorTo(range.start, DAY_MS)) / DAY_MS + 1;
+  const fromMinuteDays = cache !== undefined && family === 'float' && range.granularityMs === MINUTE_BUCKET_MS
+    && spannedDays * ids.length <= MINUTE_DAYS_PER_READ_MAX;
+  const readRollups = async (): Promise<readonly PartialRow[]> => {
+    if (fromMinuteDays) return [];
+    // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
+    const key = rawRanges.size === 0 ? rollupKey(tenant, family, range.start, range.end, range.granularityMs, ids) : undefined;
+    const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
+    if (cached) return cached;
+    const params = new ColumnarParams();
+    const sql = rollupStatement(family, range, rawRanges, params);
+    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.granularityMs });
+    if (key !== undefined) cache?.setRollup(mark, key, rows);
+    return rows;
+  };
+  const readRawBuckets = async (): Promise<PartialRow[]> => {
+    if (rawRanges.size === 0) return [];
+    const tombstones = bindTombstones(contexts.values(), range.start, range.end);
+    const params = new ColumnarParams();
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form);
+    return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstones.params });
+  };
+  const [rollupRows, rawRows, held] = await Promise.all([
+    readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,
+  ]);
+  const out = held ?? new Map<number, Map<number, Partial>>();
+  for (const row of [...rollupRows, ...rawRows]) {
+    const id = Number(row.series);
+    const bucket = floorTo(Number(row.a), range.granularityMs);
+    const buckets = out.get(id) ?? new Map<number, Partial>();
+    buckets.set(bucket, addPartial(buckets.get(bucket), partialOf(row, exact)));
+    out.set(id, buckets);
+  }
+  return out;
+}
+
+/**
+ * Aggregates of several series; requests of one family with the same range, granularity and
+ * limit share their statements (100 series cost about what one does). Results in request order.
+ */
+export async function aggregateMany(store: ColumnarStore, tenant: string, requests: readonly AggregateRequest[], cache?: ReadContextCache): Promise<AggregateResult[]> {
+  const results: AggregateResult[] = requests.map(() => ({ buckets: [] }));
+  const groups = new Map<string, { family: Family; range: BucketRange; limit: number; members: number[] }>();
+  requests.forEach((request, index) => {
+    const range = aggregateRange(request);
+    if (!range) return;
+    const family = familyOf(request.series.valueType);
+    const key = `${family}:${range.start}:${range.end}:${range.granularityMs}:${request.options.limit}`;
+    const group = groups.get(key) ?? { family, range, limit: request.options.limit, members: [] };
+    group.members.push(index);
+    groups.set(key, group);
+  });
+  await Promise.all([...groups.values()].map(async ({ family, range, limit, members }) => {
+    const ids = [...new Set(members.map((i) => (requests[i] as AggregateRequest).series.seriesId))];
+    const partials = await bucketPartials(store, tenant, family, ids, range, cache);
+    for (const index of members) {
+      const request = requests[index] as AggregateRequest;
+      const sorted = [...(partials.get(request.series.seriesId) ?? [])].filter(([, p]) => p.n > 0).sort((a, b) => a[0] - b[0]);
+      const buckets = sorted.slice(0, limit).map(([ms, p]) => bucketOf(ms, p, family, request.options));
+      const next = sorted[limit];
+      results[index] = next ? { buckets, nextCursor: encodeCursor('b', next[0]) } : { buckets };
+    }
+  }));
+  return results;
+}
+
+export async function aggregate(store: ColumnarStore, tenant: string, series: SeriesRef, options: AggregateOptions, cache?: ReadContextCache): Promise<AggregateResult> {
+  return (await aggregateMany(store, tenant, [{ series, options }], cache))[0] as AggregateResult;
+}

@@ -1,0 +1,60 @@
+// The latest use case (POST /timeseries/data/latest): the point with the highest timestamp per
+// named series, as the JSON of the answer; series without points are omitted.
+import type { Static } from '@sinclair/typebox';
+import type { DatapointLatestRequest } from '../../../schemas/datapoints.ts';
+import type { Access } from '../../grants/access.ts';
+import type { DatapointStore } from '../datapoint-store.ts';
+import { unknownSeriesError } from '../unknown-series.ts';
+import { identifierOf } from '../../records/identifiers.ts';
+import type { SeriesPoints } from '../types.ts';
+import type { SeriesDirectory } from '../../meta/series-directory.ts';
+import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
+import { timed, type Metrics } from '../../metrics.ts';
+import { itemsJson, rawItemJson } from './datapoint-json.ts';
+
+export interface LatestDatapointsDeps {
+  /** Where the series are resolved (PostgreSQL behind keys held in memory). */
+  series: SeriesDirectory;
+  store: DatapointStore;
+  /** Resolves once every acknowledged insert of these series of the tenant is readable. */
+  readBarrier(tenant: string, seriesIds: readonly number[]): Promise<void>;
+  metrics: Metrics;
+}
+
+/**
+ * `{"items":[...]}` as the chunks of one answer, one item per named series that has a point,
+ * in request order. Throws NotFoundError for unknown series unless `ignoreUnknownIds`.
+ */
+export async function latestDatapoints(access: Access, request: Static<typeof DatapointLatestRequest>, deps: LatestDatapointsDeps): Promise<Uint8Array[]> {
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
+  if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
+  const present = targets.filter((t): t is SeriesTarget => t !== null);
+  const unique = [...new Map(present.map((t) => [t.seriesId, t])).values()];
+  // A 2xx insert means readable: wait for acknowledged points of these series still on their
+  // way to the store (never for other series' points).
+  await deps.readBarrier(access.tenant, unique.map((t) => t.seriesId));
+  const latest = await timed(deps.metrics, 'clickhouse', 'latest', () => deps.store.latest(access.tenant, unique));
+  const bySeries = new Map(latest.map((p) => [p.seriesId, p]));
+  const items = present.flatMap((t) => {
+    const point = bySeries.get(t.seriesId);
+    if (!point) return [];
+    return [rawItemJson(t, latestPointColumns(t, point.timestampMs, point.value))];
+  });
+  return itemsJson(items);
+}
+
+/** One point in the columns of its series' valueType (SeriesPoints), for rawItemJson. */
+function latestPointColumns(target: SeriesTarget, timestampMs: number, value: number | bigint | string): SeriesPoints {
+  const vt = target.valueType;
+  const points: SeriesPoints = { seriesId: target.seriesId, valueType: vt, timestampMs: Float64Array.of(timestampMs) };
+  if (vt === 'BIGINT') points.bigint = BigInt64Array.of(value as bigint);
+  else if (vt === 'NUMERIC' || vt === 'DECIMAL32') points.scaled = BigInt64Array.of(value as bigint);
+  else if (vt === 'TEXT') points.text = [value as string];
+  else if (vt === 'MIXED') {
+    const isText = typeof value === 'string';
+    points.isText = Uint8Array.of(isText ? 1 : 0);
+    points.text = [isText ? value : ''];
+    points.float = Float64Array.of(isText ? 0 : (value as number));
+  } else points.float = Float64Array.of(value as number);
+  return points;
+}

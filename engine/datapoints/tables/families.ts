@@ -1,0 +1,212 @@
+// Storage families of data points: each valueType maps to one family, and each
+// family has its raw table, its minute and hourly rollups and its latest-point table, all with the same
+// layout apart from the value columns described here. Table and column names in SQL come
+// only from this file (STYLE §7: identifiers from a fixed allow-list).
+import { decimalColumnDdl, decimalSumSql, decimalTargets } from './decimal-coding.ts';
+import type { ValueType } from '../types.ts';
+
+export const FAMILIES = ['float', 'int', 'numeric', 'decimal32', 'text', 'mixed'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+const FAMILY_OF_VALUE_TYPE: Record<ValueType, Family> = {
+  FLOAT: 'float', FLOAT32: 'float', BIGINT: 'int', NUMERIC: 'numeric', DECIMAL32: 'decimal32', TEXT: 'text', MIXED: 'mixed',
+};
+
+export function familyOf(valueType: ValueType): Family {
+  return FAMILY_OF_VALUE_TYPE[valueType];
+}
+
+/** Hourly rollups are the base of the 1h and 1d granularities. */
+export const ROLLUP_BUCKET_MS = 3_600_000;
+
+/**
+ * Minute rollups are the base of the 1m granularity and what the fold recomputes
+ * hourly rows from (60 rows an hour instead of every raw point). Dirty marks are aligned to it.
+ */
+export const MINUTE_BUCKET_MS = 60_000;
+
+/** The start of the bucket of `bucketMs` holding ms (negative times too). */
+export function floorTo(ms: number, bucketMs: number): number {
+  return ms - (((ms % bucketMs) + bucketMs) % bucketMs);
+}
+
+/** The end of the last bucket of `bucketMs` a range ending (exclusive) at ms touches. */
+export function ceilTo(ms: number, bucketMs: number): number {
+  const floor = floorTo(ms, bucketMs);
+  return floor === ms ? ms : floor + bucketMs;
+}
+
+export interface FamilyShape {
+  family: Family;
+  rawTable: string;
+  /** Hourly rollup rows (bucket = hour start). */
+  rollupTable: string;
+  /** Minute rollup rows, same columns (bucket = minute start). */
+  minuteTable: string;
+  latestTable: string;
+  /** Value columns of the raw table, DDL. */
+  rawValueDdl: string;
+  /** Value columns as inserted: their SELECT expressions over the Arrow columns. */
+  insertValueSelect: string;
+  insertValueTargets: readonly string[];
+  /** Value columns as read (FLOAT: the decoded alias, not its stored parts). */
+  rawValueColumns: readonly string[];
+  /** Raw value columns as read back into Arrow (decimals as their scaled Int64). */
+  readValueSelect: string;
+  /** Whether SUM/MIN/MAX/AVG exist (TEXT: COUNT only). */
+  hasNumericAggregates: boolean;
+  /** Raw-row predicate of the points that aggregate ('' when all do; MIXED: numeric only). */
+  aggregateRowFilter: string;
+  /** Rollup value columns, DDL (value_sum, value_min, value_max). */
+  rollupAggregateDdl: string;
+  /** Raw expressions of those columns, over the rows passing aggregateRowFilter. */
+  rawSumExpr: string;
+  rawMinExpr: string;
+  rawMaxExpr: string;
+  /** The fold's rollup columns over all live points of an hour (MIXED: -If over numeric ones). */
+  foldValueCount: string;
+  foldAggregates: readonly [sum: string, min: string, max: string] | readonly [];
+  /** Float64 value columns of the rollup tables stored decimally (FLOAT: as its raw values are). */
+  codedRollupColumns: readonly string[];
+  /** Exact types read as strings (BIGINT, decimals); Float64 read as numbers. */
+  exactAggregates: boolean;
+  /** Read expressions of a sum / min-max column: scaled integers as strings when exact. */
+  readSum: (column: string) => string;
+  readMinMax: (column: string) => string;
+  /** Last point columns in rollup and latest tables: DDL, names, and raw argMax sources. */
+  lastValueDdl: string;
+  lastValueColumns: readonly string[];
+  rawLastSources: readonly string[];
+  /** Select list of the last value, given one expression per lastValueColumns entry (exact types as strings). */
+  readLast: (sources: readonly string[]) => string;
+}
+
+const FLOAT_CODEC = 'CODEC(ZSTD(3))';
+const INT_CODEC = 'CODEC(ZSTD(3))';
+
+const FLOAT_VALUE_DDL = decimalColumnDdl('value').map(([name, type]) => `${name} ${type}`).join(', ');
+
+interface NumericFamily {
+  family: Family;
+  rawType: string;
+  /** Raw value columns when not one `value` of rawType (FLOAT: decimal coding). */
+  rawValue?: { ddl: string; insertSelect: string; insertTargets: readonly string[] };
+  sumType: string;
+  insertExpr: string;
+  /** The stored value as a plain number or scaled integer, given the column name. */
+  scaled: (column: string) => string;
+  /** The sum column as a plain number or scaled integer. */
+  scaledSum: (column: string) => string;
+  rawSumExpr: string;
+  exact: boolean;
+}
+
+function numericShape(f: NumericFamily): FamilyShape {
+  const read = (column: string) => (f.exact ? `toString(${f.scaled(column)})` : column);
+  return {
+    family: f.family,
+    rawTable: `datapoints_${f.family}`,
+    rollupTable: `datapoints_${f.family}_1h`,
+    minuteTable: `datapoints_${f.family}_1m`,
+    latestTable: `datapoints_${f.family}_latest`,
+    rawValueDdl: f.rawValue?.ddl ?? `value ${f.rawType} ${INT_CODEC}`,
+    insertValueSelect: f.rawValue?.insertSelect ?? f.insertExpr,
+    insertValueTargets: f.rawValue?.insertTargets ?? ['value'],
+    rawValueColumns: ['value'],
+    readValueSelect: `${f.scaled('value')} AS value`,
+    hasNumericAggregates: true,
+    aggregateRowFilter: '',
+    rollupAggregateDdl: `value_sum ${f.sumType}, value_min ${f.rawType}, value_max ${f.rawType}`,
+    rawSumExpr: f.rawSumExpr,
+    rawMinExpr: 'min(value)',
+    rawMaxExpr: 'max(value)',
+    foldValueCount: 'count()',
+    foldAggregates: [f.rawValue ? decimalSumSql('value') : f.rawSumExpr, 'min(value)', 'max(value)'],
+    codedRollupColumns: f.rawValue ? ['value_sum', 'value_min', 'value_max', 'last_value'] : [],
+    exactAggregates: f.exact,
+    readSum: f.exact ? (column) => `toString(${f.scaledSum(column)})` : (column) => column,
+    readMinMax: read,
+    lastValueDdl: `last_value ${f.rawType}`,
+    lastValueColumns: ['last_value'],
+    rawLastSources: ['value'],
+    readLast: ([value]) => `${read(value as string)} AS out_value`,
+  };
+}
+
+const identity = (column: string) => column;
+
+export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freeze({
+  float: numericShape({ family: 'float', rawType: 'Float64', sumType: 'Float64', insertExpr: 'assumeNotNull(value)',
+    rawValue: {
+      ddl: FLOAT_VALUE_DDL,
+      insertSelect: decimalTargets('value', 'assumeNotNull(value)').exprs.join(', '),
+      insertTargets: decimalTargets('value', 'assumeNotNull(value)').targets,
+    },
+    scaled: identity, scaledSum: identity, rawSumExpr: 'sum(value)', exact: false }),
+  int: numericShape({ family: 'int', rawType: 'Int64', sumType: 'Int128', insertExpr: 'assumeNotNull(value)',
+    scaled: identity, scaledSum: identity, rawSumExpr: 'sum(toInt128(value))', exact: true }),
+  // Decimals travel as their scaled integers (types.ts DECIMAL_FORMAT); reinterpret keeps every digit.
+  numeric: numericShape({ family: 'numeric', rawType: 'Decimal(18, 6)', sumType: 'Decimal(38, 6)',
+    insertExpr: "reinterpret(assumeNotNull(value), 'Decimal(18, 6)')",
+    scaled: (c) => `reinterpret(${c}, 'Int64')`, scaledSum: (c) => `reinterpret(${c}, 'Int128')`, rawSumExpr: 'sum(value)', exact: true }),
+  decimal32: numericShape({ family: 'decimal32', rawType: 'Decimal(9, 3)', sumType: 'Decimal(38, 3)',
+    insertExpr: "reinterpret(toInt32(assumeNotNull(value)), 'Decimal(9, 3)')",
+    scaled: (c) => `toInt64(reinterpret(${c}, 'Int32'))`, scaledSum: (c) => `reinterpret(${c}, 'Int128')`, rawSumExpr: 'sum(value)', exact: true }),
+  text: {
+    family: 'text',
+    rawTable: 'datapoints_text',
+    rollupTable: 'datapoints_text_1h',
+    minuteTable: 'datapoints_text_1m',
+    latestTable: 'datapoints_text_latest',
+    rawValueDdl: 'value String CODEC(ZSTD(3))',
+    insertValueSelect: 'assumeNotNull(value)',
+    insertValueTargets: ['value'],
+    rawValueColumns: ['value'],
+    readValueSelect: 'value',
+    hasNumericAggregates: false,
+    aggregateRowFilter: '',
+    rollupAggregateDdl: '',
+    rawSumExpr: '',
+    rawMinExpr: '',
+    rawMaxExpr: '',
+    foldValueCount: 'count()',
+    foldAggregates: [],
+    codedRollupColumns: [],
+    exactAggregates: false,
+    readSum: identity,
+    readMinMax: identity,
+    lastValueDdl: 'last_value String',
+    lastValueColumns: ['last_value'],
+    rawLastSources: ['value'],
+    readLast: ([value]) => `${value} AS out_value`,
+  },
+  // MIXED keeps both kinds per point; aggregates see numeric points only.
+  mixed: {
+    family: 'mixed',
+    rawTable: 'datapoints_mixed',
+    rollupTable: 'datapoints_mixed_1h',
+    minuteTable: 'datapoints_mixed_1m',
+    latestTable: 'datapoints_mixed_latest',
+    rawValueDdl: `value Float64 ${FLOAT_CODEC}, text String CODEC(ZSTD(3)), is_text UInt8 CODEC(ZSTD(1))`,
+    insertValueSelect: 'assumeNotNull(value), assumeNotNull(text), assumeNotNull(is_text)',
+    insertValueTargets: ['value', 'text', 'is_text'],
+    rawValueColumns: ['value', 'text', 'is_text'],
+    readValueSelect: 'value, text, is_text',
+    hasNumericAggregates: true,
+    aggregateRowFilter: 'is_text = 0',
+    rollupAggregateDdl: 'value_sum Float64, value_min Float64, value_max Float64',
+    rawSumExpr: 'sum(value)',
+    rawMinExpr: 'min(value)',
+    rawMaxExpr: 'max(value)',
+    foldValueCount: 'countIf(is_text = 0)',
+    foldAggregates: ['sumIf(value, is_text = 0)', 'minIf(value, is_text = 0)', 'maxIf(value, is_text = 0)'],
+    codedRollupColumns: [],
+    exactAggregates: false,
+    readSum: identity,
+    readMinMax: identity,
+    lastValueDdl: 'last_value Float64, last_text String, last_is_text UInt8',
+    lastValueColumns: ['last_value', 'last_text', 'last_is_text'],
+    rawLastSources: ['value', 'text', 'is_text'],
+    readLast: ([value, text, isText]) => `${value} AS out_value, ${text} AS out_text, ${isText} AS out_is_text`,
+  },
+});

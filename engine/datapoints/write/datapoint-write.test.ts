@@ -1,0 +1,114 @@
+// Goal: a group commit's parts go to the engine in the table's sort order (tenant as a string,
+// series, first timestamp, version) whatever order the tenants arrived in, so the engine is
+// spared its sort on insert; a large insert's work goes in slices with event-loop turns between
+// them (inside its loops too), a small one's in one piece; the columns of short and long parts
+// hold every point.
+// Method: fast-check draws parts over a few tenants and compares the order with a plain sort by
+// the key tuple; the real chdb store behind a wrapper that notes how many event-loop turns (a
+// chain of immediates) passed when the raw insert reached the engine; slices of 0 ms (a turn at
+// every check) counted against the checks each loop must make; the points read back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import t from 'tap';
+import { openColumnarStore, type ColumnarStore } from '../../stores/columnar.ts';
+import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
+import { EventLoopTurns } from '../../scheduling/event-loop-turns.ts';
+import { insertPoints, sortBySortKey, type FamilyRows } from './datapoint-write.ts';
+import { PackedBatch } from './packed-batch.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
+
+t.test('parts sort by tenant string, series, first timestamp and version', async () => {
+  const part = fc.record({
+    tenant: fc.constantFrom('b', 'a', 'ab', 'B', 'é', ''),
+    seriesId: fc.integer({ min: 1, max: 5 }),
+    first: fc.integer({ min: 0, max: 5 }),
+    version: fc.bigInt({ min: 1n, max: 4n }),
+  });
+  fc.assert(fc.property(fc.array(part, { maxLength: 60 }), (drawn) => {
+    const tenants: string[] = [];
+    // A batch of one series per drawn part, as the group commit hands them over.
+    const batches = drawn.map((d) => new PackedBatch({ tenant: d.tenant, writeVersion: d.version, series: [{ seriesId: d.seriesId, valueType: 'FLOAT', timestampMs: Float64Array.of(d.first), float: Float64Array.of(0) }] }));
+    const group: FamilyRows = { tenants, batches, partBatch: new Int32Array(drawn.length), partSeries: new Int32Array(drawn.length), partTenant: new Int32Array(drawn.length), partCount: drawn.length, pointCount: drawn.length };
+    drawn.forEach((d, p) => {
+      let index = tenants.indexOf(d.tenant) + 1;
+      if (index === 0) index = tenants.push(d.tenant);
+      group.partBatch[p] = p;
+      group.partTenant[p] = index;
+    });
+    sortBySortKey(group);
+    const key = (p: number) => {
+      const batch = batches[group.partBatch[p] as number] as PackedBatch;
+      return [tenants[(group.partTenant[p] as number) - 1] as string, batch.seriesId(0), batch.firstTimestamp(0), batch.writeVersion] as const;
+    };
+    const want = [...drawn].sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0) || a.seriesId - b.seriesId || a.first - b.first || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    const got = Array.from({ length: group.partCount }, (_, p) => key(p));
+    if (JSON.stringify(got.map(String)) !== JSON.stringify(want.map((d) => String([d.tenant, d.seriesId, d.first, d.version])))) throw new Error(`${JSON.stringify(got.map(String))}`);
+  }), { numRuns: 500 });
+});
+
+t.test('a large insert lets waiting I/O run between its steps, a small one does not wait', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'datapoint-write-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const engine = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(dir) });
+  // Event-loop turns counted by a chain of immediates; read when the raw insert reaches the engine.
+  let turns = 0;
+  let turnsAtInsert: number | undefined;
+  const columnar: ColumnarStore = {
+    ...engine,
+    kind: engine.kind,
+    query: (sql, params) => engine.query(sql, params),
+    queryArrow: (sql, params) => engine.queryArrow(sql, params),
+    queryBytes: (sql, params) => engine.queryBytes(sql, params),
+    command: (sql, params) => engine.command(sql, params),
+    insertColumns: (insert) => { if (insert.table === 'datapoints_float') turnsAtInsert = turns; return engine.insertColumns(insert); },
+    ping: () => engine.ping(),
+    close: () => engine.close(),
+  };
+  const store = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
+  t.teardown(() => store.close());
+  const insertOf = async (count: number) => {
+    const ts = Float64Array.from({ length: count }, (_, i) => 1_700_000_000_000 + i * 1000);
+    turns = 0;
+    let running = true;
+    const tick = () => { turns++; if (running) setImmediate(tick); };
+    setImmediate(tick);
+    await store.insert({ tenant: 'x', series: [{ seriesId: count, valueType: 'FLOAT', timestampMs: ts, float: new Float64Array(count) }], writeVersion: store.writeVersions.next() });
+    running = false;
+    return turnsAtInsert;
+  };
+  t.ok((await insertOf(60_000) ?? 0) >= 1, 'a 60,000-point insert gives the event loop a turn before the engine registers its columns');
+  t.equal(await insertOf(100), 0, 'a 100-point insert goes straight through');
+});
+
+t.test('a sliced insert checks its slice in every loop, and its columns hold every point', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'datapoint-write-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const engine = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(dir) });
+  const store = await DatapointStore.open({ columnar: engine, maintenanceIntervalMs: 0 });
+  t.teardown(() => store.close());
+  const T0 = 1_700_000_000_000;
+  // 30 requests of 40 series: short parts (10 points) and long ones (100, past the copy loop's bound), two tenants.
+  const batches: IngestBatch[] = Array.from({ length: 30 }, (_, b) => ({
+    tenant: b % 2 === 0 ? 'a' : 'b',
+    writeVersion: store.writeVersions.next(),
+    series: Array.from({ length: 40 }, (_, s) => {
+      const n = s % 4 === 0 ? 100 : 10;
+      return { seriesId: s + 1, valueType: 'FLOAT' as const, timestampMs: Float64Array.from({ length: n }, (_, i) => T0 + b * 1_000_000 + i * 1000), float: Float64Array.from({ length: n }, (_, i) => b * 1000 + s + i / 8) };
+    }),
+  }));
+  const turns = new EventLoopTurns(0);
+  await insertPoints(engine, batches, undefined, turns);
+  const parts = 30 * 40;
+  // Each batch in the checks and in the grouping, the sort, the columns every 512 parts, and before the engine's registration.
+  t.ok(turns.turns >= 2 * 30 + 1 + Math.ceil(parts / 512) + 1, `a turn at every check of a 0 ms slice (${turns.turns})`);
+  for (const tenant of ['a', 'b']) {
+    const [row] = await engine.query<{ n: string; sum: number }>('SELECT toString(count()) AS n, sum(value) AS sum FROM datapoints_float FINAL WHERE tenant = {tenant:String}', { tenant });
+    const mine = batches.filter((b) => b.tenant === tenant).flatMap((b) => b.series);
+    t.equal(row?.n, String(mine.reduce((n, s) => n + s.timestampMs.length, 0)), `tenant ${tenant}: every point`);
+    t.equal(row?.sum, mine.reduce((sum, s) => sum + (s.float as Float64Array).reduce((a, v) => a + v, 0), 0), `tenant ${tenant}: every value`);
+  }
+  const [first] = await engine.query<{ ts: string; value: number; version: string }>('SELECT toString(ts) AS ts, value, toString(version) AS version FROM datapoints_float FINAL WHERE tenant = {tenant:String} AND series_id = 2 ORDER BY ts LIMIT 1 OFFSET 3', { tenant: 'b' });
+  t.same(first, { ts: String(T0 + 1_000_000 + 3000), value: 1000 + 1 + 3 / 8, version: String(batches[1]?.writeVersion) }, 'a short part\'s point with its series, time and version');
+});

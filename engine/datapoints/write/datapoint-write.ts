@@ -1,0 +1,348 @@
+// The insert path of the data point store: asserts the batch invariants, writes the
+// points of each storage family with one columnar insert (all tenants and batches of a group
+// commit together), with the dirty marks of dirty-ranges.ts (which hours of which series
+// changed). Rollups and latest points are left to the fold (rollup-fold.ts), off this path.
+import assert from 'node:assert/strict';
+import type { ColumnarStore, InsertColumn } from '../../stores/columnar.ts';
+import { ColumnArena } from '../../memory/column-arena.ts';
+import type { SlabPool } from '../../memory/slab-pool.ts';
+import { EventLoopTurns } from '../../scheduling/event-loop-turns.ts';
+import type { MarkOrderGate } from './mark-order-gate.ts';
+import { dirtyRangesOf, writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
+import { FAMILY_SHAPES, familyOf, type Family, type FamilyShape } from '../tables/families.ts';
+import { PACKED_BIGINT, PACKED_FLOAT, PACKED_IS_TEXT, PACKED_SCALED, PACKED_TS, PackedBatch } from './packed-batch.ts';
+import type { SeriesPoints } from '../types.ts';
+import type { IngestBatch } from '../../ingest/ingest-log.ts';
+
+const VERSION_LIMIT = 1n << 63n;
+const DECIMAL32_SCALED_MAX = 999_999_999n;
+
+// The checks below run for every series of every write (a gateway's group commit: ~40,000):
+// their messages are built only on failure.
+
+function assertColumn(name: string, column: { length: number } | undefined, length: number, seriesId: number): void {
+  if (column === undefined) assert.fail(`series ${seriesId}: the ${name} column is missing`);
+  if (column.length !== length) assert.fail(`series ${seriesId}: the ${name} column has ${column.length} entries, expected ${length}`);
+}
+
+/** STYLE §6: the write path refuses a batch that breaks an invariant of types.ts. */
+export function assertSeriesPoints(points: SeriesPoints): void {
+  const { seriesId, timestampMs } = points;
+  if (!(Number.isSafeInteger(seriesId) && seriesId > 0)) assert.fail(`series id ${seriesId} is not a positive safe integer`);
+  const length = timestampMs.length;
+  for (let i = 1; i < length; i++) {
+    if (!((timestampMs[i] as number) > (timestampMs[i - 1] as number))) assert.fail(`series ${seriesId}: timestamps not strictly ascending at index ${i}`);
+  }
+  if (length > 0 && !(Number.isSafeInteger(timestampMs[0]) && Number.isSafeInteger(timestampMs[length - 1]))) assert.fail(`series ${seriesId}: timestamps must be integers`);
+  switch (familyOf(points.valueType)) {
+    case 'float': assertColumn('float', points.float, length, seriesId); break;
+    case 'int': assertColumn('bigint', points.bigint, length, seriesId); break;
+    case 'numeric': assertColumn('scaled', points.scaled, length, seriesId); break;
+    case 'decimal32':
+      assertColumn('scaled', points.scaled, length, seriesId);
+      for (const scaled of points.scaled as BigInt64Array) {
+        if (scaled > DECIMAL32_SCALED_MAX || scaled < -DECIMAL32_SCALED_MAX) assert.fail(`series ${seriesId}: DECIMAL32 value ${scaled} out of range`);
+      }
+      break;
+    case 'text': assertColumn('text', points.text, length, seriesId); break;
+    case 'mixed':
+      assertColumn('float', points.float, length, seriesId);
+      assertColumn('text', points.text, length, seriesId);
+      assertColumn('isText', points.isText, length, seriesId);
+      break;
+  }
+}
+
+export function assertIngestBatch(batch: IngestBatch): void {
+  assert.ok(typeof batch.tenant === 'string' && batch.tenant.length > 0, 'batch without tenant');
+  assert.ok(batch.writeVersion > 0n && batch.writeVersion < VERSION_LIMIT, `writeVersion ${batch.writeVersion} out of range`);
+  for (const points of batch.series) assertSeriesPoints(points);
+}
+
+/** One storage family's parts (a series of a batch each), in parallel arrays: no object per part. */
+export interface FamilyRows {
+  tenants: string[];
+  batches: PackedBatch[];
+  /** Per part: its batch's index in `batches`. */
+  partBatch: Int32Array;
+  /** Per part: the series' index in its batch. */
+  partSeries: Int32Array;
+  /** Per part: its tenant's index in `tenants`, 1-based. */
+  partTenant: Int32Array;
+  partCount: number;
+  pointCount: number;
+}
+
+function newFamilyRows(batches: PackedBatch[], capacity: number): FamilyRows {
+  return { tenants: [], batches, partBatch: new Int32Array(capacity), partSeries: new Int32Array(capacity), partTenant: new Int32Array(capacity), partCount: 0, pointCount: 0 };
+}
+
+async function groupByFamily(batches: PackedBatch[], turns: EventLoopTurns | undefined): Promise<Map<Family, FamilyRows>> {
+  let capacity = 0;
+  for (const batch of batches) capacity += batch.seriesCount;
+  const groups = new Map<Family, FamilyRows>();
+  for (let b = 0; b < batches.length; b++) {
+    await turns?.maybe();
+    const batch = batches[b] as PackedBatch;
+    for (let i = 0; i < batch.seriesCount; i++) {
+      const length = batch.length(i);
+      if (length === 0) continue;
+      const family = familyOf(batch.valueType(i));
+      let group = groups.get(family);
+      if (!group) groups.set(family, (group = newFamilyRows(batches, capacity)));
+      let tenantIndex = group.tenants.indexOf(batch.tenant) + 1;
+      if (tenantIndex === 0) tenantIndex = group.tenants.push(batch.tenant);
+      const p = group.partCount++;
+      group.partBatch[p] = b;
+      group.partSeries[p] = i;
+      group.partTenant[p] = tenantIndex;
+      group.pointCount += length;
+    }
+  }
+  for (const group of groups.values()) {
+    await turns?.maybe();
+    sortBySortKey(group);
+  }
+  return groups;
+}
+
+/**
+ * Parts in the table's sort order (tenant, series, first timestamp): a group commit joins
+ * requests in arrival order, and a block that is already sorted spares the engine its sort
+ * on insert. Row order does not decide anything: the write version does. Tenants are ranked
+ * once and the keys read once into arrays, so the comparator compares numbers only (a gateway
+ * commit sorts ~40,000 parts: with two tenant strings per comparison the sort took 10-30 ms
+ * of the event loop).
+ */
+export function sortBySortKey(group: FamilyRows): void {
+  const n = group.partCount;
+  const order = group.tenants.map((_, i) => i).sort((a, b) => ((group.tenants[a] as string) < (group.tenants[b] as string) ? -1 : 1));
+  const rank = new Int32Array(group.tenants.length + 1);
+  order.forEach((index, position) => { rank[index + 1] = position; });
+  const tenantRank = new Int32Array(n);
+  const seriesId = new Float64Array(n);
+  const first = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const batch = group.batches[group.partBatch[p] as number] as PackedBatch;
+    const i = group.partSeries[p] as number;
+    tenantRank[p] = rank[group.partTenant[p] as number] as number;
+    seriesId[p] = batch.seriesId(i);
+    first[p] = batch.firstTimestamp(i);
+  }
+  const version = (p: number) => (group.batches[group.partBatch[p] as number] as PackedBatch).writeVersion;
+  const parts = Array.from({ length: n }, (_, p) => p).sort((a, b) => (tenantRank[a] as number) - (tenantRank[b] as number)
+    || (seriesId[a] as number) - (seriesId[b] as number)
+    || (first[a] as number) - (first[b] as number)
+    || (version(a) < version(b) ? -1 : version(a) > version(b) ? 1 : 0));
+  const partBatch = new Int32Array(n);
+  const partSeries = new Int32Array(n);
+  const partTenant = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const p = parts[k] as number;
+    partBatch[k] = group.partBatch[p] as number;
+    partSeries[k] = group.partSeries[p] as number;
+    partTenant[k] = group.partTenant[p] as number;
+  }
+  group.partBatch = partBatch;
+  group.partSeries = partSeries;
+  group.partTenant = partTenant;
+}
+
+/** The text column of a text or mixed family's parts, in insert order. */
+function concatText(group: FamilyRows): string[] {
+  const out: string[] = [];
+  for (let p = 0; p < group.partCount; p++) {
+    const text = (group.batches[group.partBatch[p] as number] as PackedBatch).text(group.partSeries[p] as number) as string[];
+    for (const value of text) out.push(value);
+  }
+  return out;
+}
+
+/** Bytes of the numeric columns familyColumns carves out of its arena (at most five 8-byte ones and a flag). */
+function familyColumnBytes(group: FamilyRows): number {
+  return ColumnArena.bytesFor([8, 8, 8, 8, 4, 1].map((width) => width * group.pointCount));
+}
+
+/** Parts between two looks at the slice's clock while the columns are filled. */
+const PARTS_PER_CHECK = 512;
+/**
+ * Up to this many points a part's entries are copied one by one: a gateway's parts hold ~10,
+ * and five fill()/set() calls per part cost more than the copying (5.9 against 2.7 ms for
+ * 40,000 parts of 10 points, Node 20).
+ */
+const SHORT_PART_POINTS = 32;
+
+/** The Arrow columns of one family's rows: keys, version, then the family's value columns (every entry written). */
+async function familyColumns(family: Family, group: FamilyRows, arena: ColumnArena, turns: EventLoopTurns | undefined): Promise<InsertColumn[]> {
+  const n = group.pointCount;
+  const several = group.tenants.length > 1;
+  const seriesId = arena.float64(n);
+  const ts = arena.float64(n);
+  const version = arena.bigint64(n);
+  const float = family === 'float' || family === 'mixed' ? arena.float64(n) : undefined;
+  const integer = family === 'int' || family === 'numeric' || family === 'decimal32' ? arena.bigint64(n) : undefined;
+  const integerColumn = family === 'int' ? PACKED_BIGINT : PACKED_SCALED;
+  const tenantIndex = several ? arena.int32(n) : undefined;
+  const isText = family === 'mixed' ? arena.uint8(n) : undefined;
+  let at = 0;
+  for (let p = 0; p < group.partCount; p++) {
+    if (turns && p % PARTS_PER_CHECK === 0 && turns.due()) await turns.turn();
+    const batch = group.batches[group.partBatch[p] as number] as PackedBatch;
+    const i = group.partSeries[p] as number;
+    const index = group.partTenant[p] as number;
+    const v = batch.writeVersion;
+    const length = batch.length(i);
+    const times = batch.f64(i, PACKED_TS);
+    const t0 = batch.start(i, PACKED_TS);
+    if (length <= SHORT_PART_POINTS) {
+      const id = batch.seriesId(i);
+      for (let k = 0; k < length; k++) {
+        seriesId[at + k] = id;
+        ts[at + k] = times[t0 + k] as number;
+        version[at + k] = v;
+      }
+      if (tenantIndex) for (let k = 0; k < length; k++) tenantIndex[at + k] = index;
+      if (float) {
+        const from = batch.f64(i, PACKED_FLOAT);
+        const f0 = batch.start(i, PACKED_FLOAT);
+        for (let k = 0; k < length; k++) float[at + k] = from[f0 + k] as number;
+      }
+      if (integer) {
+        const from = batch.i64(i, integerColumn);
+        const f0 = batch.start(i, integerColumn);
+        for (let k = 0; k < length; k++) integer[at + k] = from[f0 + k] as bigint;
+      }
+      if (isText) {
+        const from = batch.u8(i, PACKED_IS_TEXT);
+        const f0 = batch.start(i, PACKED_IS_TEXT);
+        for (let k = 0; k < length; k++) isText[at + k] = from[f0 + k] as number;
+      }
+    } else {
+      tenantIndex?.fill(index, at, at + length);
+      seriesId.fill(batch.seriesId(i), at, at + length);
+      version.fill(v, at, at + length);
+      ts.set(times.subarray(t0, t0 + length), at);
+      if (float) float.set(batch.f64(i, PACKED_FLOAT).subarray(batch.start(i, PACKED_FLOAT), batch.start(i, PACKED_FLOAT) + length), at);
+      if (integer) integer.set(batch.i64(i, integerColumn).subarray(batch.start(i, integerColumn), batch.start(i, integerColumn) + length), at);
+      if (isText) isText.set(batch.u8(i, PACKED_IS_TEXT).subarray(batch.start(i, PACKED_IS_TEXT), batch.start(i, PACKED_IS_TEXT) + length), at);
+    }
+    at += length;
+  }
+  const columns: InsertColumn[] = [
+    { name: 'series_id', type: 'Float64', data: seriesId },
+    { name: 'ts', type: 'Float64', data: ts },
+    { name: 'version', type: 'Int64', data: version },
+  ];
+  if (tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
+  if (float) columns.push({ name: 'value', type: 'Float64', data: float });
+  if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
+  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(group) });
+  if (family === 'mixed') {
+    columns.push({ name: 'text', type: 'String', data: concatText(group) });
+    columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
+  }
+  return columns;
+}
+
+async function insertFamily(store: ColumnarStore, family: Family, group: FamilyRows, slabs: SlabPool | undefined, turns: EventLoopTurns | undefined): Promise<void> {
+  const shape = FAMILY_SHAPES[family];
+  // The insert's columns in reused memory (slab-pool.ts), free again once the engine has the part.
+  const slab = slabs?.acquire(familyColumnBytes(group));
+  try {
+    const columns = await familyColumns(family, group, new ColumnArena(slab?.buffer, { zero: false }), turns);
+    // The statement starts on a fresh slice. (Registering the columns with chdb 3.4 takes
+    // ~0.05 ms for 400,000 rows and queryAsync returns at once: the engine's work is off this thread.)
+    if (turns) await turns.turn();
+    await insertFamilyColumns(store, shape, group, columns);
+  } finally {
+    slab?.release();
+  }
+}
+
+async function insertFamilyColumns(store: ColumnarStore, shape: FamilyShape, group: FamilyRows, columns: InsertColumn[]): Promise<void> {
+  // One tenant (the usual case) is a bound constant; several go by index into a bound array.
+  const single = group.tenants.length === 1;
+  const tenant = single ? '{tenant:String}' : 'arrayElement({tenants:Array(String)}, assumeNotNull(tenant_index))';
+  await store.insertColumns({
+    table: shape.rawTable,
+    targetColumns: ['tenant', 'series_id', 'ts', 'version', ...shape.insertValueTargets],
+    select: `${tenant}, toUInt64(assumeNotNull(series_id)), toInt64(assumeNotNull(ts)), toUInt64(assumeNotNull(version)), ${shape.insertValueSelect}`,
+    columns,
+    params: single ? { tenant: group.tenants[0] as string } : { tenants: group.tenants },
+    // The engine would otherwise run a Replacing merge over every inserted block (~30% of the
+    // insert's time); reads use FINAL, which also collapses duplicates within one part.
+    settings: { optimize_on_insert: 0 },
+  });
+}
+
+/**
+ * Points from which an insert's synchronous work is cut into slices (event-loop-turns.ts): a
+ * gateway's group commit of ~400,000 points held the event loop for 45-80 ms at a time, and a
+ * read arriving meanwhile waited for all of it (bench/probe.ts gateway, 2026-11-25). Smaller
+ * inserts finish within a slice anyway.
+ */
+export const SLICED_INSERT_POINTS = 50_000;
+
+/** Slices for an insert of `points` points, or none when it is small. */
+export function insertTurns(points: number): EventLoopTurns | undefined {
+  return points >= SLICED_INSERT_POINTS ? new EventLoopTurns() : undefined;
+}
+
+/** The points of a group commit's batches. */
+export function pointCountOf(batches: readonly (IngestBatch | PackedBatch)[]): number {
+  let points = 0;
+  for (const batch of batches) {
+    if (batch instanceof PackedBatch) points += batch.pointCount;
+    else for (const series of batch.series) points += series.timestampMs.length;
+  }
+  return points;
+}
+
+/**
+ * The batches as the insert reads them. A batch not yet packed is checked here (STYLE §6);
+ * a PackedBatch is made by the group commit of a batch it checked on the way in.
+ */
+export async function packedChecked(batches: readonly (IngestBatch | PackedBatch)[], turns: EventLoopTurns | undefined): Promise<PackedBatch[]> {
+  const out: PackedBatch[] = [];
+  for (const batch of batches) {
+    if (batch instanceof PackedBatch) {
+      out.push(batch);
+      continue;
+    }
+    await turns?.maybe();
+    assertIngestBatch(batch);
+    out.push(new PackedBatch(batch));
+  }
+  return out;
+}
+
+/**
+ * The points alone, one insert per storage family, in parallel (writeBatches adds the marks).
+ * With `slabs`, the insert's columns are carved out of pooled memory. `turns`: the slices of
+ * the caller's job (default: insertTurns of the batches' points).
+ */
+export async function insertPoints(store: ColumnarStore, batches: readonly (IngestBatch | PackedBatch)[], slabs?: SlabPool, turns = insertTurns(pointCountOf(batches))): Promise<void> {
+  const groups = await groupByFamily(await packedChecked(batches, turns), turns);
+  await Promise.all([...groups].map(([family, group]) => insertFamily(store, family, group, slabs, turns)));
+}
+
+/**
+ * Writes the points of every batch and their dirty marks; resolves once both are durable.
+ * Without a gate, the marks only after the points: a mark younger than the points is what
+ * lets the fold trust that it saw them (datapoint-tables.sql.ts). With one, both at once, and
+ * the fold's clock waits for the pair (mark-order-gate.ts). `ranges`: the batches' marks, when
+ * the caller has them already (dirtyRangesOf).
+ */
+export async function writeBatches(
+  store: ColumnarStore, batches: readonly (IngestBatch | PackedBatch)[], slabs?: SlabPool, gate?: MarkOrderGate, ranges: readonly DirtyRange[] = dirtyRangesOf(batches),
+  turns = insertTurns(pointCountOf(batches)),
+): Promise<void> {
+  if (!gate) {
+    await insertPoints(store, batches, slabs, turns);
+    await writeDirtyRanges(store, ranges);
+    return;
+  }
+  await gate.insert(async () => {
+    await Promise.all([insertPoints(store, batches, slabs, turns), writeDirtyRanges(store, ranges)]);
+  });
+}
