@@ -4,11 +4,12 @@
 // a bad token is refused before the handler runs. Method: a real uWS app on 127.0.0.1 with a
 // test-only route mounted by the real mountRoutes; Node's fetch streams the body (chunked).
 import t from 'tap';
+import { Type } from '@sinclair/typebox';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { ClientGoneError } from './body.ts';
-import { ok } from './route.ts';
-import { STREAMED_BODY_QUEUE_BYTES_MAX, streamedBodyRoute } from './streamed-body.ts';
+import { ok, streamedBodyRoute } from './route.ts';
+import { STREAMED_BODY_QUEUE_BYTES_MAX } from './streamed-body.ts';
 import { startRouteKindsApp, until } from './testing/route-kinds-app.ts';
 
 const MiB = 1024 * 1024;
@@ -21,12 +22,13 @@ const uploads = new Map<string, Upload>();
 
 const upload = streamedBodyRoute({
   method: 'put', path: '/test/upload/{id}', operationId: 'testUpload', summary: 'upload', tag: 'test',
+  query: Type.Object({ waitForThrottle: Type.Optional(Type.String()) }),
   responses: { 200: { description: 'bytes and SHA-256 of the body' } },
   async handle({ params, query, bodyStream }) {
     const record: Upload = { bytes: 0, queuedBytesPeak: 0, throttled: false, rssBefore: process.memoryUsage().rss, rssPeak: 0, handled: true };
     uploads.set(params['id'] as string, record);
     // Read nothing until the client has been paused: the queue must stop at its bound.
-    if (query.get('waitForThrottle') === '1') await until(() => bodyStream.throttled || bodyStream.complete, 'the client paused');
+    if (query.waitForThrottle === '1') await until(() => bodyStream.throttled || bodyStream.complete, 'the client paused');
     record.throttled = bodyStream.throttled;
     const hash = createHash('sha256');
     try {
