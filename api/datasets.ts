@@ -1,12 +1,11 @@
 // Data set and label routes (shapes ours; SPEC names /datasets/create and /labels/create).
 import { Type } from '@sinclair/typebox';
 import {
-  DataSetByIdsRequest, DataSetCollection, DataSetCreateRequest, DataSetListRequest, DataSetPage, DataSetUpdateRequest,
+  DataSetByIdsRequest, DataSetCollection, DataSetCreateRequest, DataSetListQuery, DataSetListRequest, DataSetPage, DataSetUpdateRequest, LabelListQuery,
 } from '../schemas/datasets.ts';
 import type { DataSetEngine, LabelEngine } from '../engine/meta/dataset-engine.ts';
 import { CAPS, EpochMs, Items, PagedResponse, ItemsResponse } from '../schemas/common.ts';
-import { jsonRoute, noContent, ok, type Route } from './route.ts';
-import { integerQueryParam } from './query-params.ts';
+import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 
 const Label = Type.Object({
   externalId: Type.String(), name: Type.String(), description: Type.Optional(Type.String()), createdTime: EpochMs,
@@ -39,16 +38,13 @@ export function dataSetRoutes(datasets: DataSetEngine, labels: LabelEngine): Rou
       responses: { 200: { description: 'a page', schema: DataSetPage } },
       handle: async ({ access, body }) => ok(await datasets.list(access, body)),
     }),
-    {
+    queryRoute({
       method: 'get', path: '/datasets', operationId: 'listDataSetsGet', tag: 'Data sets',
       summary: 'List readable data sets (GET form)',
-      query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
+      query: DataSetListQuery,
       responses: { 200: { description: 'a page', schema: DataSetPage } },
-      async handle({ access, query }) {
-        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: 1000, default: 100 });
-        return ok(await datasets.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
-      },
-    },
+      handle: async ({ access, query }) => ok(await datasets.list(access, { limit: query.limit, cursor: query.cursor })),
+    }),
     jsonRoute({
       method: 'post', path: '/datasets/byids', operationId: 'dataSetsByIds', tag: 'Data sets',
       summary: 'Retrieve data sets by id or externalId; misses and unreadable ones omitted',
@@ -77,16 +73,13 @@ export function dataSetRoutes(datasets: DataSetEngine, labels: LabelEngine): Rou
       responses: { 200: { description: 'a page', schema: PagedResponse(Label) } },
       handle: async ({ access, body }) => ok(await labels.list(access, { prefix: body.filter?.externalIdPrefix, limit: body.limit, cursor: body.cursor })),
     }),
-    {
+    queryRoute({
       method: 'get', path: '/labels', operationId: 'listLabelsGet', tag: 'Labels',
       summary: 'List labels (GET form)',
-      query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
+      query: LabelListQuery,
       responses: { 200: { description: 'a page', schema: PagedResponse(Label) } },
-      async handle({ access, query }) {
-        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: 1000, default: 100 });
-        return ok(await labels.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
-      },
-    },
+      handle: async ({ access, query }) => ok(await labels.list(access, { limit: query.limit, cursor: query.cursor })),
+    }),
     jsonRoute({
       method: 'post', path: '/labels/delete', operationId: 'deleteLabels', tag: 'Labels',
       summary: 'Delete labels (idempotent); records keep the label strings they carry',

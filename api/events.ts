@@ -1,45 +1,34 @@
 // Event routes (SPEC "Events").
 import { Type } from '@sinclair/typebox';
 import {
-  DistinctValues, Event, EventCollection, EventCreateRequest, EventFilterRequest, EventIdentifiers, EventPage, EventSearchRequest, EventUpdateRequest,
+  DistinctListQuery, DistinctSearchQuery, DistinctValues, Event, EventCollection, EventCreateRequest, EventFilterRequest, EventIdentifiers, EventPage, EventSearchRequest, EventUpdateRequest,
 } from '../schemas/events.ts';
 import type { EventEngine } from '../engine/events/event-engine.ts';
 import { DISTINCT_COLUMNS, DISTINCT_SEARCH_COLUMNS } from '../engine/events/event-read.ts';
-import { BadRequestError } from '../engine/errors.ts';
-import { jsonRoute, ok, type Route } from './route.ts';
+import { jsonRoute, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Events';
-const DISTINCT_LIMIT_DEFAULT = 1_000;
 const DISTINCT_LIMIT_MAX = 10_000;
 
-/** SPEC: distinct-value `limit` defaults to 1,000 and is clamped to 1-10,000 (not refused); a non-integer is a 400. */
-function distinctLimit(query: URLSearchParams): number {
-  const raw = query.get('limit');
-  if (raw === null || raw === '') return DISTINCT_LIMIT_DEFAULT;
-  if (!/^-?\d{1,16}$/.test(raw)) throw new BadRequestError(`limit must be an integer, got "${raw.slice(0, 40)}"`, [{ field: 'limit', message: 'not an integer', value: raw.slice(0, 40) }]);
-  return Math.min(DISTINCT_LIMIT_MAX, Math.max(1, Number(raw)));
+/** SPEC: a distinct-value `limit` (an integer, default 1,000: the query schema's) is clamped to 1-10,000, not refused. */
+function distinctLimit(limit: number): number {
+  return Math.min(DISTINCT_LIMIT_MAX, Math.max(1, limit));
 }
 
-const limitParam = { limit: { schema: Type.Integer(), description: 'default 1,000; clamped to 1-10,000' } };
-
 export function eventRoutes(events: EventEngine): Route[] {
-  const lists = Object.entries(DISTINCT_COLUMNS).map(([segment, column]): Route => ({
+  const lists = Object.entries(DISTINCT_COLUMNS).map(([segment, column]): Route => queryRoute({
     method: 'get', path: `/events/list/${segment}`, operationId: `listEvent${segment.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`, tag: TAG,
     summary: `Distinct event ${column.replace('_', '-')} values, alphabetical`,
-    query: limitParam,
+    query: DistinctListQuery,
     responses: { 200: { description: 'distinct values of readable events', schema: DistinctValues } },
-    handle: async ({ access, query }) => ok({ items: await events.distinct(access, column, distinctLimit(query)) }),
+    handle: async ({ access, query }) => ok({ items: await events.distinct(access, column, distinctLimit(query.limit)) }),
   }));
-  const searches = Object.entries(DISTINCT_SEARCH_COLUMNS).map(([segment, column]): Route => ({
+  const searches = Object.entries(DISTINCT_SEARCH_COLUMNS).map(([segment, column]): Route => queryRoute({
     method: 'get', path: `/events/search/${segment}`, operationId: `searchEvent${segment.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`, tag: TAG,
     summary: `Distinct event ${segment} values containing q (case-insensitive), alphabetical`,
-    query: { q: { schema: Type.String({ minLength: 1 }), description: 'required', required: true }, ...limitParam },
-    responses: { 200: { description: 'matching distinct values', schema: DistinctValues }, 400: { description: '`q` missing' } },
-    async handle({ access, query }) {
-      const q = query.get('q');
-      if (q === null || q === '') throw new BadRequestError('q is required', [{ field: 'q', message: 'required' }]);
-      return ok({ items: await events.distinct(access, column, distinctLimit(query), q) });
-    },
+    query: DistinctSearchQuery,
+    responses: { 200: { description: 'matching distinct values', schema: DistinctValues }, 400: { description: '`q` missing or empty' } },
+    handle: async ({ access, query }) => ok({ items: await events.distinct(access, column, distinctLimit(query.limit), query.q) }),
   }));
   return [
     jsonRoute({

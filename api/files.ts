@@ -2,17 +2,14 @@
 // from the body cap and streamed). A per-tenant feature: every call is a 403 when it is off
 // (engine/file-engine.ts checks it first). PUT is a write and the GETs are reads of the rate
 // budget (rate-limit.ts, by method); POST /files/delete is a write.
-import { Type } from '@sinclair/typebox';
 import type { FileEngine } from '../engine/files/file-engine.ts';
-import { BadRequestError, UnprocessableError } from '../engine/errors.ts';
+import { UnprocessableError } from '../engine/errors.ts';
 import { parseFilePath, parseFolder } from '../engine/files/file-path.ts';
-import { FILE_CONTENT_TYPE_CHARS_MAX, FILE_LIST_LIMIT_DEFAULT, FILE_LIST_LIMIT_MAX } from '../engine/limits.ts';
-import { FileDeleteRequest, FilePage, FileRecord } from '../schemas/files.ts';
+import { FILE_CONTENT_TYPE_CHARS_MAX } from '../engine/limits.ts';
+import { FileDeleteRequest, FileListQuery, FilePage, FileRecord, FileUploadQuery } from '../schemas/files.ts';
 import { ClientGoneError } from './body.ts';
 import { chooseDownload, etagOf, uploadConditionOf, type Download } from './files-range.ts';
-import { integerQueryParam } from './query-params.ts';
-import { jsonRoute, noContent, ok, type Reply, type Route } from './route.ts';
-import { streamedBodyRoute } from './streamed-body.ts';
+import { jsonRoute, noContent, ok, queryRoute, streamedBodyRoute, type Reply, type Route } from './route.ts';
 import { streamedReply } from './streamed-reply.ts';
 
 const TAG = 'Files';
@@ -36,14 +33,6 @@ function contentTypeOf(header: string): string {
   return value;
 }
 
-/** `recursive` is `true` or `false` (absent: false). */
-function recursiveOf(query: URLSearchParams): boolean {
-  const raw = query.get('recursive');
-  if (raw === null || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw new BadRequestError(`recursive must be true or false, got "${raw.slice(0, 40)}"`, [{ field: 'recursive', message: 'true or false', value: raw.slice(0, 40) }]);
-}
-
 /** `/files/download/` and the path, each segment percent-encoded. */
 export function downloadLocationOf(path: string): string {
   return `/files/download/${path.split('/').map(encodeURIComponent).join('/')}`;
@@ -59,7 +48,7 @@ export function fileRoutes(files: FileEngine): Route[] {
       method: 'put', path: '/files', operationId: 'uploadFile', tag: TAG,
       summary: 'Upload a file: the raw bytes as the body, streamed to storage (no body size limit); a PUT on an existing path replaces it atomically',
       description: 'The body is stored as sent, with its Content-Type (kept and returned on download; application/octet-stream when none is sent). Content-Length or chunked; with Content-Length at most 999,999,999 bytes (the HTTP parser closes the connection on a 10-digit length): send larger files chunked. The bytes are durable (fsync\'d) and indexed before the 201. Readers see the old file or the new one, never a mix; a download already under way finishes with the old bytes. The bytes count against the daily `ingestedBytes` quota as they arrive: past it, 429 `ingest-quota-exceeded` and nothing is stored. `If-None-Match: *` stores only when the path holds no file, `If-Match: "<sha256>"` (or `*`) only when it holds that version (or any): otherwise 409 ConflictError, checked before the body is read and again when it is indexed. A client that leaves mid-body leaves nothing behind. Files have no data set: any token of the tenant may use them when the feature is on.',
-      query: { path: { schema: Type.String(), description: '`<folder>/<name>`, percent-encoded (`+` means a space in a query string: send `%2B`)', required: true } },
+      query: FileUploadQuery,
       requestHeaders: ['if-match', 'if-none-match'],
       responses: {
         201: { description: 'the stored file; ETag is its SHA-256, Location its download address', schema: FileRecord },
@@ -69,7 +58,7 @@ export function fileRoutes(files: FileEngine): Route[] {
       },
       async handle({ access, query, headers, bodyStream }) {
         files.assertEnabled(access);
-        const target = parseFilePath(query.get('path'));
+        const target = parseFilePath(query.path);
         const contentType = contentTypeOf(headers.contentType);
         const precondition = { ifMatch: uploadConditionOf(headers['if-match'], 'strong'), ifNoneMatch: uploadConditionOf(headers['if-none-match'], 'weak') };
         let record: FileRecord;
@@ -83,25 +72,18 @@ export function fileRoutes(files: FileEngine): Route[] {
         return { status: 201, body: record, headers: { ETag: etagOf(record.sha256), Location: downloadLocationOf(record.path) } };
       },
     }),
-    {
+    queryRoute({
       method: 'get', path: '/files', operationId: 'listFiles', tag: TAG,
       summary: 'List one folder\'s files by name, or with recursive=true every file below it by path; paged',
-      query: {
-        folder: { schema: Type.String(), description: 'the folder; absent or empty: the top' },
-        recursive: { schema: Type.Boolean(), description: '`true`: every file below the folder, ordered by path; default `false`: the folder\'s own files, ordered by name' },
-        limit: { schema: Type.Integer({ minimum: 1, maximum: FILE_LIST_LIMIT_MAX }), description: `files per page, default ${FILE_LIST_LIMIT_DEFAULT}, at most ${FILE_LIST_LIMIT_MAX}` },
-        cursor: { schema: Type.String(), description: 'nextCursor of the previous page, with the same folder and recursive' },
-      },
+      query: FileListQuery,
       responses: { 200: { description: 'a page of files', schema: FilePage }, 400: { description: 'a malformed folder, recursive, limit or cursor' }, 403: FEATURE_403, 422: PATH_422 },
       async handle({ access, query }) {
         files.assertEnabled(access);
-        const folder = parseFolder(query.get('folder'));
-        const recursive = recursiveOf(query);
-        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: FILE_LIST_LIMIT_MAX, default: FILE_LIST_LIMIT_DEFAULT });
-        const cursor = query.get('cursor') ?? undefined;
+        const folder = parseFolder(query.folder);
+        const { recursive, limit, cursor } = query;
         return ok(await files.list(access, { folder, recursive, limit, cursor: cursor === '' ? undefined : cursor }));
       },
-    },
+    }),
     {
       method: 'get', path: '/files/download/{path}', restParam: true, operationId: 'downloadFile', tag: TAG,
       summary: 'Download a file: the bytes streamed with Content-Length, its Content-Type, an ETag; one Range (206)',

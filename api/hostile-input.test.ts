@@ -224,12 +224,12 @@ async function send(op: Operation, request: HostileRequest): Promise<Answer> {
  */
 function queryProblemOf(op: Operation, query: string): string | undefined {
   const params = new URLSearchParams(query);
-  for (const [name, spec] of Object.entries(op.route?.query ?? {})) {
+  for (const [name, schema] of Object.entries(op.route?.query?.properties ?? {})) {
     const raw = params.get(name);
-    const type = (spec.schema as { type?: string }).type;
+    const type = (schema as { type?: string }).type;
     if (raw === null || (type !== 'integer' && type !== 'number')) continue;
     const value = /^-?(0|[1-9]\d*)(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Value.Check(spec.schema, value)) return `query ${name}=${raw} accepted, its schema refuses it`;
+    if (!Value.Check(schema, value)) return `query ${name}=${raw} accepted, its schema refuses it`;
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 // Mounts declared routes on uWebSockets.js: auth, rate limit, bounded body, compiled schema
-// check, handler, reply, metrics and one log line per request. uWS specifics stay here.
+// checks of body and query, handler, reply, metrics and one log line per request, each a named
+// stage of serveRequest. uWS specifics stay here.
 // Every callback handed to uWS runs inside guardUws, and every request inside one boundary
 // that turns an unexpected error into a 500 (no stack in the body, the stack and request id
 // in the log): no request, however malformed, ends the process.
@@ -19,10 +20,11 @@ import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parse
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { assertQueryText } from './query-params.ts';
-import { budgetOf, RateLimiter } from './rate-limit.ts';
+import { budgetOf, RateLimiter, type Budget } from './rate-limit.ts';
 import type { Reply, RequestContext, Route } from './route.ts';
 import { RequestBodyStream } from './streamed-body.ts';
 import { isStreamedReply, sendStreamedReply } from './streamed-reply.ts';
+import { compileQuery, type QueryReader } from './query-schema.ts';
 import { guardUws } from './uws-guard.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -134,114 +136,224 @@ function queryOf(text: string | undefined): URLSearchParams {
   return new URLSearchParams(text ?? '');
 }
 
+/** What mountRoutes prepares once per route at start-up: compiled checks and the path's shape. */
+interface MountedRoute {
+  route: Route;
+  validate: Validator | undefined;
+  readQuery: QueryReader | undefined;
+  names: string[];
+  restStart: number | undefined;
+  bodyBytesMax: number;
+  budget: Budget;
+  takesBody: boolean;
+}
+
+function mountedRoute(route: Route): MountedRoute {
+  return {
+    route,
+    validate: route.body ? compileValidator(route.body) : undefined,
+    readQuery: route.query ? compileQuery(route.query) : undefined,
+    names: paramNames(route.path),
+    restStart: restParamStart(route),
+    bodyBytesMax: route.bodyBytesMax ?? BODY_BYTES_MAX,
+    budget: budgetOf(route.method, route.path),
+    takesBody: route.method !== 'get' && (route.body !== undefined || route.rawBody === true),
+  };
+}
+
+/** What the request says, read before the first await (uWS stack-allocates `req`). */
+interface RequestHead {
+  started: bigint;
+  requestId: string;
+  authorization: string;
+  contentType: string;
+  contentLength: number | undefined;
+  extraHeaders: Record<string, string>;
+  rawParams: string[];
+  search: URLSearchParams;
+  withBody: boolean;
+}
+
+function readRequestHead(mounted: MountedRoute, req: HttpRequest): RequestHead {
+  const contentLength = contentLengthOf(req.getHeader('content-length'));
+  return {
+    started: process.hrtime.bigint(),
+    requestId: requestIdOf(req),
+    authorization: req.getHeader('authorization'),
+    contentType: req.getHeader('content-type'),
+    contentLength,
+    extraHeaders: Object.fromEntries((mounted.route.requestHeaders ?? []).map((name) => [name, req.getHeader(name)])),
+    rawParams: mounted.restStart !== undefined ? [req.getUrl().slice(mounted.restStart)] : mounted.names.map((_, i) => req.getParameter(i) ?? ''),
+    search: queryOf(req.getQuery()),
+    withBody: hasBody(req, contentLength),
+  };
+}
+
+/** One request in flight: its response, how the body is taken in, and the tenant once known (for the log line). */
+interface Exchange {
+  mounted: MountedRoute;
+  head: RequestHead;
+  res: HttpResponse;
+  state: ResponseState;
+  clientGone: AbortController;
+  reader: BodyReader | undefined;
+  bodyStream: RequestBodyStream | undefined;
+  tenant?: string;
+}
+
+/**
+ * uWS drops body bytes that arrive while no onData handler is attached, so the body is read
+ * from the first moment, alongside the token check and the grant lookup (both may wait on
+ * I/O). Its memory goes back once the handler is done, whatever the outcome. A body nobody
+ * reads (a GET with one) is dropped as it arrives, so an answer given first can wait for it
+ * instead of closing under the client (http-answer.ts).
+ */
+function takeInBody(mounted: MountedRoute, res: HttpResponse, head: RequestHead, clientGone: AbortSignal, log: Logger): Pick<Exchange, 'reader' | 'bodyStream'> {
+  const { route, takesBody, bodyBytesMax } = mounted;
+  const bodyStream = route.streamBody ? new RequestBodyStream(res, clientGone, log, head.contentLength) : undefined;
+  const reader = takesBody
+    ? readBody(res, { contentLength: head.contentLength, bodyBytesMax, pool: route.rawBodyPool, clientGone, log })
+    : !bodyStream && head.withBody ? discardBody(res, clientGone, log) : undefined;
+  return { reader, bodyStream };
+}
+
+/** Answers (a streamed reply or a whole one), then counts and logs the request. */
+function reply(x: Exchange, deps: HttpDeps, answerWith: Reply | ErrorReply, closeConnection = false): void {
+  const { res, state, head, mounted: { route } } = x;
+  // A streamed body left unread closes the connection (streamed-body.ts).
+  const unread = x.bodyStream?.detach() ?? false;
+  if (isStreamedReply(answerWith)) {
+    void sendStreamedReply(res, answerWith, {
+      requestId: head.requestId, clientGone: x.clientGone.signal, log: deps.log,
+      answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), head.requestId, true),
+    });
+  } else answer(res, state, answerWith, head.requestId, unread ? x.bodyStream?.lingering() : x.reader, deps.log, closeConnection);
+  const labels = { route: route.path, method: route.method, status: String(answerWith.status) };
+  deps.metrics.requests.inc(labels);
+  deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - head.started) / 1e9);
+  deps.log.info({ requestId: head.requestId, route: route.path, method: route.method, status: answerWith.status, tenant: x.tenant, ms: Number(process.hrtime.bigint() - head.started) / 1e6 }, 'request');
+}
+
+/** The caller behind the token, or the 401 to answer. */
+async function authenticate(x: Exchange, deps: HttpDeps): Promise<{ caller: Caller } | { refusal: ErrorReply }> {
+  try {
+    const caller = await deps.auth.authenticate(x.head.authorization);
+    x.tenant = caller.tenant;
+    return { caller };
+  } catch (error) {
+    if (error instanceof AuthError) return { refusal: unauthorized(error.message) };
+    throw error;
+  }
+}
+
+/** Charges one request to the caller's rate budget; throws RateLimitError past it (counted). */
+function chargeRate(limiter: RateLimiter, deps: HttpDeps, caller: Caller, budget: Budget): void {
+  try {
+    limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
+  } catch (error) {
+    deps.metrics.limitHits.inc({ limit: 'rate' });
+    throw error;
+  }
+}
+
+/** The whole raw body; an ErrorReply (413, a bad body) to answer with the connection closed; undefined when the client left. */
+async function readWholeBody(x: Exchange, deps: HttpDeps): Promise<Uint8Array | { refusal: ErrorReply } | undefined> {
+  try {
+    return (await (x.reader as BodyReader).body).bytes;
+  } catch (error) {
+    if (error instanceof ClientGoneError) return undefined; // nobody to answer
+    if (error instanceof RequestTooLargeError) deps.metrics.limitHits.inc({ limit: 'body-bytes' });
+    return { refusal: toErrorReply(error, deps.errorsBase) };
+  }
+}
+
+/** SPEC daily quota on write-request body bytes (routes charged per request); throws IngestQuotaError (counted). */
+async function chargeIngestedBytes(x: Exchange, deps: HttpDeps, caller: Caller, bodyBytes: number): Promise<void> {
+  const { route, budget } = x.mounted;
+  if (budget !== 'write' || route.public || route.chargesPerCall || !deps.chargeIngestedBytes) return;
+  try {
+    await deps.chargeIngestedBytes(caller.tenant, bodyBytes);
+  } catch (error) {
+    deps.metrics.limitHits.inc({ limit: 'ingested-bytes' });
+    throw error;
+  }
+}
+
+/** The typed query (query-schema.ts), or the plain-text 400 of a route whose SPEC answers so; throws BadRequestError otherwise. */
+function checkQuery(x: Exchange): { query: Record<string, unknown> } | { refusal: Reply } {
+  const { route, readQuery } = x.mounted;
+  if (!readQuery) return { query: {} };
+  try {
+    return { query: readQuery(x.head.search) };
+  } catch (error) {
+    if (route.queryErrorsAsText && error instanceof BadRequestError) return { refusal: { status: 400, body: error.message, contentType: 'text/plain; charset=utf-8' } };
+    throw error;
+  }
+}
+
+/**
+ * The request's stages, in order: authenticate, rate limit, grants, path parameters, body
+ * (read, ingested-bytes quota, parse and schema check), query parameters, handler. A stage
+ * that refuses answers and ends the request; an error thrown is answered by answerFailure.
+ */
+async function serveRequest(x: Exchange, deps: HttpDeps, limiter: RateLimiter): Promise<void> {
+  const { route, budget, names, takesBody, validate } = x.mounted;
+  let caller = undefined as unknown as RequestContext['caller'];
+  let access = undefined as unknown as Access;
+  if (!route.public) {
+    const who = await authenticate(x, deps);
+    if ('refusal' in who) return reply(x, deps, who.refusal);
+    caller = who.caller;
+    if (!route.chargesPerCall) {
+      try {
+        chargeRate(limiter, deps, caller, budget);
+      } catch (error) {
+        return reply(x, deps, toErrorReply(error, deps.errorsBase));
+      }
+    }
+    access = await deps.access(caller);
+  }
+  const params = decodeParams(names, x.head.rawParams);
+  assertQueryText(x.head.search, route.query);
+  let rawBody: Uint8Array | undefined;
+  let body: unknown;
+  if (takesBody) {
+    const read = await readWholeBody(x, deps);
+    if (read === undefined) return undefined;
+    if ('refusal' in read) return reply(x, deps, read.refusal, true);
+    rawBody = read;
+    await chargeIngestedBytes(x, deps, caller, rawBody.byteLength);
+    body = bodyOf(route, validate, rawBody, x.head.contentType);
+  }
+  const checked = checkQuery(x);
+  if ('refusal' in checked) return reply(x, deps, checked.refusal);
+  const { query } = checked;
+  const { contentType, authorization, extraHeaders, requestId } = x.head;
+  const answerWith = await route.handle({
+    caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined, bodyStream: x.bodyStream,
+    headers: { ...extraHeaders, contentType, authorization }, chargeRate: (callBudget) => chargeRate(limiter, deps, caller, callBudget), requestId, log: deps.log,
+  });
+  return reply(x, deps, answerWith);
+}
+
+/** An error out of a stage or the handler: a DomainError is its status and body; anything else a 500, logged with its stack. */
+function answerFailure(x: Exchange, deps: HttpDeps, error: unknown): void {
+  if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId: x.head.requestId, route: x.mounted.route.path }, 'request failed');
+  reply(x, deps, toErrorReply(error, deps.errorsBase));
+}
+
 export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps): void {
   const limiter = deps.limiter ?? new RateLimiter();
   for (const route of routes) {
-    const validate = route.body ? compileValidator(route.body) : undefined;
-    const names = paramNames(route.path);
-    const restStart = restParamStart(route);
-    const bodyBytesMax = route.bodyBytesMax ?? BODY_BYTES_MAX;
-    const budget = budgetOf(route.method, route.path);
-    const takesBody = route.method !== 'get' && (route.body !== undefined || route.rawBody === true);
+    const mounted = mountedRoute(route);
     const handler = (res: HttpResponse, req: HttpRequest) => {
-      // Everything from req must be read before the first await (uWS stack-allocates it).
-      const started = process.hrtime.bigint();
+      // Everything from req is read before the first await.
       const { state, clientGone } = watchAbort(res, deps.log);
-      const requestId = requestIdOf(req);
-      const authorization = req.getHeader('authorization');
-      const contentType = req.getHeader('content-type');
-      const contentLength = contentLengthOf(req.getHeader('content-length'));
-      const extraHeaders = Object.fromEntries((route.requestHeaders ?? []).map((name) => [name, req.getHeader(name)]));
-      const rawParams = restStart !== undefined ? [req.getUrl().slice(restStart)] : names.map((_, i) => req.getParameter(i) ?? '');
-      const query = queryOf(req.getQuery());
-      const withBody = hasBody(req, contentLength);
-      let tenant: string | undefined;
-      const finish = (reply: Reply | ErrorReply, closeConnection = false) => {
-        // A streamed body left unread closes the connection (streamed-body.ts).
-        const unread = bodyStream?.detach() ?? false;
-        if (isStreamedReply(reply)) {
-          void sendStreamedReply(res, reply, {
-            requestId, clientGone: clientGone.signal, log: deps.log,
-            answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), requestId, true),
-          });
-        } else answer(res, state, reply, requestId, unread ? bodyStream?.lingering() : reader, deps.log, closeConnection);
-        const labels = { route: route.path, method: route.method, status: String(reply.status) };
-        deps.metrics.requests.inc(labels);
-        deps.metrics.requestSeconds.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-        deps.log.info({ requestId, route: route.path, method: route.method, status: reply.status, tenant, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
-      };
-      // uWS drops body bytes that arrive while no onData handler is attached, so the body is
-      // read from the first moment, alongside the token check and the grant lookup (both may
-      // wait on I/O). Its memory goes back once the handler is done, whatever the outcome.
-      const bodyStream = route.streamBody ? new RequestBodyStream(res, clientGone.signal, deps.log, contentLength) : undefined;
-      // A body nobody reads (a GET with one) is dropped as it arrives, so an answer given first
-      // can wait for it instead of closing under the client (http-answer.ts).
-      const reader: BodyReader | undefined = takesBody
-        ? readBody(res, { contentLength, bodyBytesMax, pool: route.rawBodyPool, clientGone: clientGone.signal, log: deps.log })
-        : !bodyStream && withBody ? discardBody(res, clientGone.signal, deps.log) : undefined;
-      const run = async () => {
-        let caller = undefined as unknown as RequestContext['caller'];
-        let access = undefined as unknown as Access;
-        if (!route.public) {
-          try {
-            caller = await deps.auth.authenticate(authorization);
-          } catch (error) {
-            if (error instanceof AuthError) return finish(unauthorized(error.message));
-            throw error;
-          }
-          tenant = caller.tenant;
-          if (!route.chargesPerCall) {
-            try {
-              limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
-            } catch (error) {
-              deps.metrics.limitHits.inc({ limit: 'rate' });
-              return finish(toErrorReply(error, deps.errorsBase));
-            }
-          }
-          access = await deps.access(caller);
-        }
-        const params = decodeParams(names, rawParams);
-        assertQueryText(query, route.query);
-        let rawBody: Uint8Array | undefined;
-        let body: unknown;
-        if (takesBody) {
-          try {
-            rawBody = (await (reader as BodyReader).body).bytes;
-          } catch (error) {
-            if (error instanceof ClientGoneError) return undefined; // nobody to answer
-            if (error instanceof RequestTooLargeError) deps.metrics.limitHits.inc({ limit: 'body-bytes' });
-            return finish(toErrorReply(error, deps.errorsBase), true);
-          }
-          if (budget === 'write' && !route.public && !route.chargesPerCall && deps.chargeIngestedBytes) {
-            try {
-              await deps.chargeIngestedBytes(caller.tenant, rawBody.byteLength);
-            } catch (error) {
-              deps.metrics.limitHits.inc({ limit: 'ingested-bytes' });
-              throw error;
-            }
-          }
-          body = bodyOf(route, validate, rawBody, contentType);
-        }
-        const chargeRate = (callBudget: 'read' | 'write') => {
-          try {
-            limiter.charge(caller.tenant, caller.sub, callBudget, settingsFor(deps.config, caller.tenant));
-          } catch (error) {
-            deps.metrics.limitHits.inc({ limit: 'rate' });
-            throw error;
-          }
-        };
-        const reply = await route.handle({
-          caller, access, params, query, body, rawBody: route.rawBody ? rawBody : undefined, bodyStream,
-          headers: { ...extraHeaders, contentType, authorization }, chargeRate, requestId, log: deps.log,
-        });
-        finish(reply);
-      };
-      run().catch((error: unknown) => {
-        if (!(error instanceof DomainError)) deps.log.error({ err: error, requestId, route: route.path }, 'request failed');
-        finish(toErrorReply(error, deps.errorsBase));
-      }).catch((error: unknown) => {
-        deps.log.error({ err: error, requestId, route: route.path }, 'answering a failed request failed');
-      }).finally(() => reader?.body.then((read) => read.release?.(), () => undefined));
+      const head = readRequestHead(mounted, req);
+      const x: Exchange = { mounted, head, res, state, clientGone, ...takeInBody(mounted, res, head, clientGone.signal, deps.log) };
+      serveRequest(x, deps, limiter).catch((error: unknown) => answerFailure(x, deps, error)).catch((error: unknown) => {
+        deps.log.error({ err: error, requestId: head.requestId, route: route.path }, 'answering a failed request failed');
+      }).finally(() => x.reader?.body.then((read) => read.release?.(), () => undefined));
     };
     const path = toUwsPath(route);
     const guarded = guardUws(deps.log, `${route.method.toUpperCase()} ${route.path}`, handler, answerEscaped(deps.log));
@@ -250,14 +362,19 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
     else if (route.method === 'put') app.put(path, guarded);
     else app.del(path, guarded);
   }
-  app.any('/*', guardUws(deps.log, 'no route', (res: HttpResponse, req: HttpRequest) => {
-    const { state, clientGone } = watchAbort(res, deps.log);
+  app.any('/*', guardUws(deps.log, 'no route', answerNoRoute(deps.log), answerEscaped(deps.log)));
+}
+
+/** The catch-all: 404 as JSON, naming the method and (at most 200 characters of) the path. */
+function answerNoRoute(log: Logger): (res: HttpResponse, req: HttpRequest) => void {
+  return (res, req) => {
+    const { state, clientGone } = watchAbort(res, log);
     const requestId = requestIdOf(req);
     const path = req.getUrl();
-    const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, deps.log) : undefined;
-    const reply = { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` } } };
-    answer(res, state, reply, requestId, reader, deps.log);
-  }, answerEscaped(deps.log)));
+    const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, log) : undefined;
+    const notFound = { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` } } };
+    answer(res, state, notFound, requestId, reader, log);
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 // validates with (CONTRACT "Operational endpoints"). OpenAPI 3.1 speaks JSON Schema, so the
 // schemas go in as they are, minus TypeBox's symbol keys (which JSON drops anyway).
 import type { TSchema } from '@sinclair/typebox';
+import { queryParameters } from './query-schema.ts';
 import type { Route } from './route.ts';
 import { webSocketOperation, type WebSocketRoute } from './websocket-routes.ts';
 import { ERROR_CODES } from './problems.ts';
@@ -69,7 +70,7 @@ export function buildOpenApi(routes: Route[], info: { description: string }, web
       tags: [route.tag],
       parameters: [
         ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
-        ...Object.entries(route.query ?? {}).map(([name, q]) => ({ name, in: 'query', required: q.required ?? false, description: q.description, schema: plain(q.schema) })),
+        ...queryParameters(route.query),
       ],
       responses: responsesOf(route),
       ...(route.public ? { security: [] } : {}),

@@ -4,11 +4,10 @@
 import { Type } from '@sinclair/typebox';
 import {
   GovernanceTemplateApplyRequest, GovernanceTemplateCollection, GovernanceTemplateCreateRequest, GovernanceTemplateDeleteRequest, PolicyByIdsRequest,
-  PolicyCollection, PolicyCreateRequest, PolicyDeleteRequest, PolicyFindingsPage, PolicyFindingsRequest, PolicyPage, PolicyUpdateRequest,
+  PolicyCollection, PolicyCreateRequest, PolicyDeleteRequest, PolicyFindingsPage, PolicyFindingsRequest, PolicyListQuery, PolicyPage, PolicyUpdateRequest,
 } from '../schemas/policies.ts';
 import type { PolicyEngine } from '../engine/policies/policy-engine.ts';
-import { integerQueryParam } from './query-params.ts';
-import { jsonRoute, noContent, ok, type Route } from './route.ts';
+import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Policies';
 const LIST_LIMIT_MAX = 1_000;
@@ -27,16 +26,13 @@ export function policyRoutes(policies: PolicyEngine): Route[] {
       },
       handle: async ({ access, body }) => ok({ items: await policies.create(access, body.items) }, 201),
     }),
-    {
+    queryRoute({
       method: 'get', path: '/policies', operationId: 'listPolicies', tag: TAG,
       summary: 'List readable policies by id',
-      query: { limit: { schema: Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor of the previous page' } },
+      query: PolicyListQuery,
       responses: { 200: { description: 'a page', schema: PolicyPage }, 400: { description: 'bad limit or cursor' } },
-      async handle({ access, query }) {
-        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: LIST_LIMIT_MAX, default: 100 });
-        return ok(await policies.list(access, { limit, cursor: query.get('cursor') ?? undefined }));
-      },
-    },
+      handle: async ({ access, query }) => ok(await policies.list(access, { limit: query.limit, cursor: query.cursor })),
+    }),
     jsonRoute({
       method: 'post', path: '/policies/list', operationId: 'listPoliciesPost', tag: TAG,
       summary: 'List readable policies by id (POST form)',

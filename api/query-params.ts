@@ -2,7 +2,7 @@
 // schema refuses is a 400 naming the parameter, never silently replaced by a default or
 // clamped. Handlers read the first value of a repeated parameter. GET /timeseries keeps its
 // own plain-text 400 (SPEC), so it does not use this.
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { BadRequestError, UnprocessableError } from '../engine/errors.ts';
 
 export interface IntegerParam {
@@ -42,10 +42,10 @@ export function idPathParam(params: Record<string, string>, name = 'id'): number
  * /timeseries answers those with SPEC's plain-text 400). A lone surrogate cannot arrive here:
  * URLSearchParams decodes percent-encoded bytes as UTF-8, invalid ones as U+FFFD.
  */
-export function assertQueryText(query: URLSearchParams, declared: Record<string, { schema: TSchema }> = {}): void {
+export function assertQueryText(query: URLSearchParams, declared?: TObject): void {
   for (const [name, value] of query) {
     if (!name.includes('\u0000') && !value.includes('\u0000')) continue;
-    const type: unknown = declared[name]?.schema['type'];
+    const type: unknown = (declared?.properties[name] as TSchema | undefined)?.['type'];
     if (type === 'integer' || type === 'number') continue;
     const field = name.replace(/\u0000/g, '\\u0000');
     throw new UnprocessableError(`Query parameter ${field}: the NUL character (U+0000, %00) is not allowed${name.includes('\u0000') ? ' in its name' : ''}`, [

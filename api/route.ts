@@ -1,6 +1,6 @@
 // What a route module declares: method, path, schemas (the single source of validation and
 // of /openapi.json) and a handler that takes a parsed request and returns a Reply.
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import type { SlabPool } from '../engine/memory/slab-pool.ts';
@@ -9,7 +9,7 @@ import type { RequestBodyStream } from './streamed-body.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
-export interface RequestContext<Body = unknown> {
+export interface RequestContext<Body = unknown, Query = Record<string, unknown>> {
   /** Absent only on public routes. */
   caller: Caller;
   /**
@@ -18,7 +18,8 @@ export interface RequestContext<Body = unknown> {
    */
   access: Access;
   params: Record<string, string>;
-  query: URLSearchParams;
+  /** The query parameters the route's `query` schema declares, checked and typed (query-schema.ts); {} without one. */
+  query: Query;
   /** The JSON body, validated against the route's `body` schema (routes with `body`). */
   body: Body;
   /**
@@ -52,8 +53,9 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-// `any` by default so one Route[] holds routes of every body type; `jsonRoute` types each.
-export interface Route<Body = any> {
+// `any` by default so one Route[] holds routes of every body and query type; `jsonRoute` and
+// `queryRoute` type each.
+export interface Route<Body = any, Query = any> {
   method: Method;
   /** OpenAPI-style path: `/timeseries/{id}`. */
   path: string;
@@ -97,10 +99,16 @@ export interface Route<Body = any> {
    * decoded (GET /files/download/{path}: a file's folders and name).
    */
   restParam?: boolean;
-  /** Documentation of query parameters: name → schema. Handlers parse them. */
-  query?: Record<string, { schema: TSchema; description: string; required?: boolean }>;
+  /**
+   * The query parameters: a TypeBox object from the family's schemas/ file. mountRoutes checks
+   * them before the handler like a body (a 400 naming the parameter; query-schema.ts) and hands
+   * them typed in `ctx.query`; /openapi.json lists each property as an `in: query` parameter.
+   */
+  query?: TObject;
+  /** SPEC: GET /timeseries answers a bad query parameter with a plain-text 400, not the JSON error body. */
+  queryErrorsAsText?: boolean;
   responses: Record<number, ResponseSpec>;
-  handle(ctx: RequestContext<Body>): Promise<Reply>;
+  handle(ctx: RequestContext<Body, Query>): Promise<Reply>;
 }
 
 /**
@@ -111,5 +119,38 @@ export function jsonRoute<S extends TSchema>(route: Omit<Route<Static<S>>, 'body
   return route;
 }
 
+/**
+ * A route without a body whose handler gets its query typed from the route's schema:
+ * `queryRoute({ query: TimeSeriesListQuery, handle: ({ query }) => … query.limit … })`.
+ */
+export function queryRoute<Q extends TObject>(route: Omit<Route<undefined, Static<Q>>, 'query'> & { query: Q }): Route<undefined, Static<Q>> {
+  return route;
+}
+
 export const noContent = (): Reply => ({ status: 204 });
 export const ok = (body: unknown, status = 200): Reply => ({ status, body });
+
+/** A route handler's context on a streamed-body route: the body arrives through bodyStream. */
+export type StreamedBodyContext<Query = Record<string, unknown>> = RequestContext<undefined, Query> & { bodyStream: RequestBodyStream };
+
+/**
+ * Declares a route whose body is streamed to the handler instead of read whole: no body cap
+ * (SPEC Limits exempts `PUT /files`), no JSON parsing, no ingested-bytes charge (the route
+ * charges what it stores). `bodyContentType` documents the body in /openapi.json.
+ */
+export function streamedBodyRoute<Q extends TObject>(
+  route: Omit<Route<undefined, Static<Q>>, 'handle' | 'body' | 'rawBody' | 'rawBodyPool' | 'rawBodySchema' | 'bodyBytesMax' | 'streamBody' | 'query'> & {
+    query?: Q;
+    handle(ctx: StreamedBodyContext<Static<Q>>): Promise<Reply>;
+  },
+): Route<undefined, Static<Q>> {
+  const { handle, ...rest } = route;
+  return {
+    ...rest,
+    streamBody: true,
+    handle: (ctx) => {
+      if (!ctx.bodyStream) throw new Error(`${route.path}: mountRoutes gave no body stream to a streamed-body route`);
+      return handle(ctx as StreamedBodyContext<Static<Q>>);
+    },
+  };
+}

@@ -6,12 +6,13 @@
 // body drained. Method: a real uWS app on 127.0.0.1 with a
 // test-only route mounted by the real mountRoutes; Node's fetch streams the body (chunked).
 import t from 'tap';
+import { Type } from '@sinclair/typebox';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../engine/errors.ts';
 import { ClientGoneError } from './body.ts';
-import { ok } from './route.ts';
-import { STREAMED_BODY_QUEUE_BYTES_MAX, streamedBodyRoute } from './streamed-body.ts';
+import { ok, streamedBodyRoute } from './route.ts';
+import { STREAMED_BODY_QUEUE_BYTES_MAX } from './streamed-body.ts';
 import { startRouteKindsApp, until } from './testing/route-kinds-app.ts';
 
 const MiB = 1024 * 1024;
@@ -24,12 +25,13 @@ const uploads = new Map<string, Upload>();
 
 const upload = streamedBodyRoute({
   method: 'put', path: '/test/upload/{id}', operationId: 'testUpload', summary: 'upload', tag: 'test',
+  query: Type.Object({ waitForThrottle: Type.Optional(Type.String()) }),
   responses: { 200: { description: 'bytes and SHA-256 of the body' } },
   async handle({ params, query, bodyStream }) {
     const record: Upload = { bytes: 0, queuedBytesPeak: 0, throttled: false, rssBefore: process.memoryUsage().rss, rssPeak: 0, handled: true };
     uploads.set(params['id'] as string, record);
     // Read nothing until the client has been paused: the queue must stop at its bound.
-    if (query.get('waitForThrottle') === '1') await until(() => bodyStream.throttled || bodyStream.complete, 'the client paused');
+    if (query.waitForThrottle === '1') await until(() => bodyStream.throttled || bodyStream.complete, 'the client paused');
     record.throttled = bodyStream.throttled;
     const hash = createHash('sha256');
     try {
@@ -52,8 +54,9 @@ const upload = streamedBodyRoute({
 const refuse = streamedBodyRoute({
   method: 'put', path: '/test/refuse', operationId: 'testRefuse', summary: 'refuse', tag: 'test',
   responses: { 400: { description: 'always' } },
+  query: Type.Object({ read: Type.Optional(Type.Integer({ minimum: 0 })) }),
   async handle({ query, bodyStream }) {
-    let left = Number(query.get('read') ?? 0);
+    let left = query.read ?? 0;
     if (left > 0) {
       for await (const chunk of bodyStream) {
         if (chunk.byteLength > 0 && --left === 0) break;

@@ -2,14 +2,13 @@
 // The handler reads the body as it arrives, as an async iterable of chunks, and the
 // client is throttled (res.pause()) while the handler is behind, so memory stays at a few
 // chunks whatever the body's size. What happens to the bytes (a file store, a quota) is the
-// route's business; mountRoutes only opens the stream at the handler's first moment. An answer
-// given before the body is all in (403, a bad path, a failed condition, a quota) lingers as
-// body.ts's do: the rest is read and dropped, bounded, so the client reads the answer instead
-// of failing with EPIPE.
+// route's business; mountRoutes only opens the stream at the handler's first moment, and
+// route.ts's streamedBodyRoute() declares such a route. An answer given before the body is all
+// in (403, a bad path, a failed condition, a quota) lingers as body.ts's do: the rest is read
+// and dropped, bounded, so the client reads the answer instead of failing with EPIPE.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../engine/log.ts';
 import { ClientGoneError, LINGER_BYTES_MAX, LINGER_MS_MAX, type BodyReader, type LingerOutcome } from './body.ts';
-import type { Reply, RequestContext, Route } from './route.ts';
 import { guardUws } from './uws-guard.ts';
 
 /**
@@ -279,28 +278,4 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
       },
     };
   }
-}
-
-/** A route handler's context on a streamed-body route: the body arrives through bodyStream. */
-export type StreamedBodyContext = RequestContext<undefined> & { bodyStream: RequestBodyStream };
-
-/**
- * Declares a route whose body is streamed to the handler instead of read whole: no body cap
- * (SPEC Limits exempts `PUT /files`), no JSON parsing, no ingested-bytes charge (the route
- * charges what it stores). `bodyContentType` documents the body in /openapi.json.
- */
-export function streamedBodyRoute(
-  route: Omit<Route<undefined>, 'handle' | 'body' | 'rawBody' | 'rawBodyPool' | 'rawBodySchema' | 'bodyBytesMax' | 'streamBody'> & {
-    handle(ctx: StreamedBodyContext): Promise<Reply>;
-  },
-): Route<undefined> {
-  const { handle, ...rest } = route;
-  return {
-    ...rest,
-    streamBody: true,
-    handle: (ctx) => {
-      if (!ctx.bodyStream) throw new Error(`${route.path}: mountRoutes gave no body stream to a streamed-body route`);
-      return handle(ctx as StreamedBodyContext);
-    },
-  };
 }

@@ -5,10 +5,11 @@
 // Method: a real uWS app on 127.0.0.1 with a test-only route mounted by the real mountRoutes;
 // node:http as a client that can stop reading, fetch for the rest.
 import t from 'tap';
+import { Type } from '@sinclair/typebox';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ok } from './route.ts';
+import { ok, queryRoute } from './route.ts';
 import { streamedReply } from './streamed-reply.ts';
 import { startRouteKindsApp, until } from './testing/route-kinds-app.ts';
 
@@ -49,24 +50,26 @@ async function* generate(record: Source, totalBytes: number, failAt: number | un
   }
 }
 
-const download = {
-  method: 'get' as const, path: '/test/download/{id}', operationId: 'testDownload', summary: 'download', tag: 'test',
+const Text = Type.Optional(Type.String());
+const download = queryRoute({
+  method: 'get', path: '/test/download/{id}', operationId: 'testDownload', summary: 'download', tag: 'test',
+  query: Type.Object({ bytes: Text, failAt: Text, kind: Text, announce: Text, status: Text, known: Text }),
   responses: { 200: { description: 'the bytes' } },
-  async handle({ params, query }: { params: Record<string, string>; query: URLSearchParams }) {
+  async handle({ params, query }) {
     const record: Source = { produced: 0, completed: false, stopped: false };
     sources.set(params['id'] as string, record);
-    const totalBytes = Number(query.get('bytes'));
-    const failAt = query.has('failAt') ? Number(query.get('failAt')) : undefined;
+    const totalBytes = Number(query.bytes);
+    const failAt = query.failAt !== undefined ? Number(query.failAt) : undefined;
     const generator = generate(record, totalBytes, failAt);
-    const source = query.get('kind') === 'readable' ? Readable.from(generator, { objectMode: true, highWaterMark: 2 }) : generator;
-    if (query.get('kind') === 'readable') (source as Readable).on('close', () => { if (!record.completed) record.stopped = true; });
-    const announced = query.has('announce') ? Number(query.get('announce')) : totalBytes;
-    if (query.get('status') === '206') {
+    const source = query.kind === 'readable' ? Readable.from(generator, { objectMode: true, highWaterMark: 2 }) : generator;
+    if (query.kind === 'readable') (source as Readable).on('close', () => { if (!record.completed) record.stopped = true; });
+    const announced = query.announce !== undefined ? Number(query.announce) : totalBytes;
+    if (query.status === '206') {
       return streamedReply({ status: 206, source, totalBytes: announced, contentType: 'video/mp4', headers: { 'Content-Range': `bytes 0-${announced - 1}/${announced * 2}`, ETag: '"v1"' } });
     }
-    return streamedReply({ source, totalBytes: query.get('known') === '1' ? announced : undefined });
+    return streamedReply({ source, totalBytes: query.known === '1' ? announced : undefined });
   },
-};
+});
 const ping = { method: 'get' as const, path: '/test/ping', operationId: 'testPing', summary: 'ping', tag: 'test', responses: { 200: { description: 'ok' } }, handle: async () => ok({ pong: true }) };
 
 const app = await startRouteKindsApp({ routes: [download, ping] });

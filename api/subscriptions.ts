@@ -1,13 +1,11 @@
 // Subscription routes (SPEC "Subscription stream"; docs/api.md fixes the shapes SPEC leaves open):
 // create, list, byids, update, delete. The stream itself is api/datapoints-listen.ts.
-import { Type } from '@sinclair/typebox';
 import {
-  SubscriptionCollection, SubscriptionCreateRequest, SubscriptionDeleteRequest, SubscriptionIdentifiers, SubscriptionListRequest, SubscriptionPage,
+  SubscriptionCollection, SubscriptionCreateRequest, SubscriptionDeleteRequest, SubscriptionIdentifiers, SubscriptionListQuery, SubscriptionListRequest, SubscriptionPage,
   SubscriptionUpdateRequest,
 } from '../schemas/subscriptions.ts';
 import type { SubscriptionEngine } from '../engine/subscriptions/subscription-engine.ts';
-import { jsonRoute, noContent, ok, type Route } from './route.ts';
-import { integerQueryParam } from './query-params.ts';
+import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Subscriptions';
 
@@ -31,16 +29,13 @@ export function subscriptionRoutes(subscriptions: SubscriptionEngine): Route[] {
       responses: { 200: { description: 'a page', schema: SubscriptionPage }, 400: { description: 'bad cursor' } },
       handle: async ({ access, body }) => ok(await subscriptions.list(access, body.limit ?? 100, body.cursor)),
     }),
-    {
+    queryRoute({
       method: 'get', path: '/subscriptions', operationId: 'listSubscriptionsGet', tag: TAG,
       summary: 'List the tenant\'s subscriptions (GET form)',
-      query: { limit: { schema: Type.Integer({ minimum: 1, maximum: 1000 }), description: 'page size (default 100)' }, cursor: { schema: Type.String(), description: 'nextCursor' } },
+      query: SubscriptionListQuery,
       responses: { 200: { description: 'a page', schema: SubscriptionPage }, 400: { description: 'bad limit or cursor' } },
-      async handle({ access, query }) {
-        const limit = integerQueryParam(query, 'limit', { minimum: 1, maximum: 1000, default: 100 });
-        return ok(await subscriptions.list(access, limit, query.get('cursor') ?? undefined));
-      },
-    },
+      handle: async ({ access, query }) => ok(await subscriptions.list(access, query.limit, query.cursor)),
+    }),
     jsonRoute({
       method: 'post', path: '/subscriptions/byids', operationId: 'subscriptionsByIds', tag: TAG,
       summary: 'Subscriptions by id or externalId; misses omitted',

@@ -2,46 +2,27 @@
 import { Type } from '@sinclair/typebox';
 import {
   TimeSeriesByIdsRequest, TimeSeriesCollection, TimeSeriesCreateRequest, TimeSeriesDeleteRequest, TimeSeriesFilterRequest,
-  TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
+  TimeSeriesListQuery, TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
 } from '../schemas/timeseries.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX } from '../engine/limits.ts';
 import type { TimeSeriesEngine } from '../engine/meta/timeseries-engine.ts';
 import { idPathParam } from './query-params.ts';
-import { jsonRoute, noContent, ok, type Route } from './route.ts';
+import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Time series';
 
-/** SPEC: GET /timeseries answers a bad `limit` or `dataSetId` with a plain string body. */
-function plain400(message: string) {
-  return { status: 400, body: message, contentType: 'text/plain; charset=utf-8' };
-}
-
 export function timeseriesRoutes(timeseries: TimeSeriesEngine): Route[] {
   return [
-    {
+    queryRoute({
       method: 'get', path: '/timeseries', operationId: 'listTimeSeries', tag: TAG,
       summary: 'List time series, newest first',
       description: `\`limit\` defaults to ${TIMESERIES_LIST_LIMIT_DEFAULT} (the parameter's documented default; SPEC's prose says 100), max ${TIMESERIES_LIST_LIMIT_MAX}. \`dataSetId\` includes descendant data sets; unreadable ones are silently omitted. A bad \`limit\` or \`dataSetId\` is a 400 with a plain-text body.`,
-      query: {
-        limit: { schema: Type.Integer({ minimum: 1, maximum: TIMESERIES_LIST_LIMIT_MAX, default: TIMESERIES_LIST_LIMIT_DEFAULT }), description: 'page size' },
-        dataSetId: { schema: Type.Integer(), description: 'only series in this data set or its descendants' },
-        cursor: { schema: Type.String(), description: 'nextCursor of the previous page' },
-      },
+      query: TimeSeriesListQuery,
+      // SPEC: a bad `limit` or `dataSetId` is a 400 with a plain string body.
+      queryErrorsAsText: true,
       responses: { 200: { description: 'time series, newest first', schema: TimeSeriesPage }, 400: { description: 'bad limit or dataSetId (text/plain)', contentType: 'text/plain', schema: Type.String() } },
-      async handle({ access, query }) {
-        const rawLimit = query.get('limit');
-        const limit = rawLimit === null ? TIMESERIES_LIST_LIMIT_DEFAULT : Number(rawLimit);
-        if (!/^\d+$/.test(rawLimit ?? '1') || !Number.isInteger(limit) || limit < 1 || limit > TIMESERIES_LIST_LIMIT_MAX) {
-          return plain400(`limit must be a positive integer up to ${TIMESERIES_LIST_LIMIT_MAX}, got "${rawLimit}"`);
-        }
-        const rawDataSet = query.get('dataSetId');
-        if (rawDataSet !== null && (!/^\d+$/.test(rawDataSet) || !Number.isSafeInteger(Number(rawDataSet)))) {
-          return plain400(`dataSetId must be a data set id (an integer up to 2^53-1), got "${rawDataSet}"`);
-        }
-        const dataSetId = rawDataSet !== null ? Number(rawDataSet) : undefined;
-        return ok(await timeseries.list(access, { dataSetId, limit, cursor: query.get('cursor') ?? undefined }));
-      },
-    },
+      handle: async ({ access, query }) => ok(await timeseries.list(access, { dataSetId: query.dataSetId, limit: query.limit, cursor: query.cursor })),
+    }),
     {
       method: 'get', path: '/timeseries/{id}', operationId: 'getTimeSeries', tag: TAG,
       summary: 'Get one time series by id',

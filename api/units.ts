@@ -1,21 +1,20 @@
 // Units (SPEC "Units"): a central read-only catalogue addressed by externalId, and the value
 // type advice of GET /timeseries/recommend-value-type/{unitExternalId}.
-import { Type } from '@sinclair/typebox';
-import { Unit, UnitByIdsRequest, UnitList, ValueTypeRecommendation } from '../schemas/units.ts';
+import { Unit, UnitByIdsRequest, UnitList, UnitListQuery, ValueTypeRecommendation } from '../schemas/units.ts';
 import type { UnitEngine } from '../engine/meta/unit-engine.ts';
-import { jsonRoute, ok, type Route } from './route.ts';
+import { jsonRoute, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Units';
 
 export function unitRoutes(units: UnitEngine): Route[] {
   return [
-    {
+    queryRoute({
       method: 'get', path: '/units', operationId: 'listUnits', tag: TAG,
       summary: 'List the unit catalogue',
-      query: { quantity: { schema: Type.String(), description: 'only units of this quantity (case-insensitive), e.g. Temperature' } },
+      query: UnitListQuery,
       responses: { 200: { description: 'every unit (optionally of one quantity)', schema: UnitList } },
-      handle: async ({ query }) => ok({ items: units.list(query.get('quantity') ?? undefined) }),
-    },
+      handle: async ({ query }) => ok({ items: units.list(query.quantity) }),
+    }),
     {
       method: 'get', path: '/units/{externalId}', operationId: 'getUnit', tag: TAG,
       summary: 'Get one unit by externalId',

@@ -11,3 +11,7 @@ t.equal(CAPS.metadataKeyCharsMax, limits.METADATA_KEY_CHARS_MAX);
 t.equal(CAPS.metadataValueCharsMax, limits.METADATA_VALUE_CHARS_MAX);
 t.equal(CAPS.labelsMax, limits.LABELS_MAX);
 t.equal(CAPS.labelCharsMax, limits.LABEL_CHARS_MAX);
+t.equal(CAPS.timeseriesListLimitMax, limits.TIMESERIES_LIST_LIMIT_MAX);
+t.equal(CAPS.timeseriesListLimitDefault, limits.TIMESERIES_LIST_LIMIT_DEFAULT);
+t.equal(CAPS.fileListLimitMax, limits.FILE_LIST_LIMIT_MAX);
+t.equal(CAPS.fileListLimitDefault, limits.FILE_LIST_LIMIT_DEFAULT);

@@ -12,6 +12,10 @@ export const CAPS = {
   labelCharsMax: 512,
   externalIdCharsMax: 255,
   nameCharsMax: 255,
+  timeseriesListLimitMax: 10_000,
+  timeseriesListLimitDefault: 1_000,
+  fileListLimitMax: 1_000,
+  fileListLimitDefault: 100,
 } as const;
 
 export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'server-assigned 64-bit id (at most 2^53-1)' });
@@ -90,5 +94,15 @@ export const ItemsResponse = <T extends TSchema>(item: T) => Type.Object({ items
 
 export const PagedResponse = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), nextCursor: Type.Optional(Type.String({ description: 'send back as `cursor` for the next page' })) });
+
+/**
+ * The query of a GET list (SPEC Conventions: paging): `limit` from 1 to limitMax, `cursor` from
+ * the previous page. A query parameter with a default is not Optional: absent, it takes the
+ * default (api/query-schema.ts), so handlers get a value; /openapi.json shows it not required.
+ */
+export const PageQuery = (limitMax: number, limitDefault: number) => Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: limitMax, default: limitDefault, description: `page size, default ${limitDefault}, at most ${limitMax}` }),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
 
 export const EmptyItems = Type.Object({ items: Type.Array(Type.Never(), { maxItems: 0 }) });

@@ -1,7 +1,7 @@
 // Data sets (SPEC "Data sets"; shapes ours): the parent link is a BELONGS_TO edge from the
 // child data set to its parent, so grants on a parent cover its children.
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, Metadata, PagedResponse, CAPS } from './common.ts';
+import { Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, Metadata, PageQuery, PagedResponse, CAPS } from './common.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: CAPS.nameCharsMax });
 
@@ -61,3 +61,8 @@ export const DataSetListRequest = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 export type DataSetListRequest = Static<typeof DataSetListRequest>;
+
+/** GET /datasets. */
+export const DataSetListQuery = PageQuery(1000, 100);
+/** GET /labels. */
+export const LabelListQuery = PageQuery(1000, 100);

@@ -128,3 +128,13 @@ export type EventUpdateItem = Static<typeof EventUpdateItem>;
 export const EventUpdateRequest = Type.Object({ items: Type.Array(EventUpdateItem, { minItems: 1, maxItems: CAPS.itemsPerRequestMax }) });
 
 export const DistinctValues = Type.Object({ items: Type.Array(Type.String()) });
+
+/** SPEC: a distinct-value `limit` is clamped to 1-10,000 (not refused); only a non-integer is a 400. */
+const DistinctLimit = Type.Integer({ default: 1_000, description: 'default 1,000; clamped to 1-10,000' });
+/** GET /events/list/{column}. */
+export const DistinctListQuery = Type.Object({ limit: DistinctLimit });
+/** GET /events/search/{column}. */
+export const DistinctSearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, description: 'the values containing this (case-insensitive)' }),
+  limit: DistinctLimit,
+});

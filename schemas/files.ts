@@ -30,3 +30,19 @@ export const FilePage = Type.Object({
 
 export const FileDeleteRequest = Items(Type.Object({ path: FilePath }, { additionalProperties: false }), CAPS.itemsPerRequestMax);
 export type FileDeleteRequest = Static<typeof FileDeleteRequest>;
+
+/** PUT /files. `path` is required, checked by the file path rules after the feature check (a file-less tenant gets 403 whatever the query). */
+export const FileUploadQuery = Type.Object({
+  path: Type.Optional(Type.String({ description: 'required: `<folder>/<name>`, percent-encoded (`+` means a space in a query string: send `%2B`)' })),
+});
+
+/** GET /files. */
+export const FileListQuery = Type.Object({
+  folder: Type.Optional(Type.String({ description: 'the folder; absent or empty: the top' })),
+  recursive: Type.Boolean({ default: false, description: '`true`: every file below the folder, ordered by path; default `false`: the folder\'s own files, ordered by name' }),
+  limit: Type.Integer({
+    minimum: 1, maximum: CAPS.fileListLimitMax, default: CAPS.fileListLimitDefault,
+    description: `files per page, default ${CAPS.fileListLimitDefault}, at most ${CAPS.fileListLimitMax}`,
+  }),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, with the same folder and recursive' })),
+});

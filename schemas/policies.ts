@@ -1,7 +1,7 @@
 // Naming policies, governance templates and policy findings (docs/api.md "Policies"; SPEC leaves
 // the policy shape open).
 import { Type, type Static } from '@sinclair/typebox';
-import { CAPS, Description, EpochMs, Id, IdentifierSchema, Items, ItemsResponse, PagedResponse } from './common.ts';
+import { CAPS, Description, EpochMs, Id, IdentifierSchema, Items, ItemsResponse, PageQuery, PagedResponse } from './common.ts';
 
 /**
  * A policy's externalId is at most 128 characters, so that a finding's externalId
@@ -150,3 +150,6 @@ export const PolicyFinding = Type.Object({
 }, { description: 'A finding\'s current state: the last of its events by eventTime (ties by id), folded from the whole stream.' });
 export type PolicyFinding = Static<typeof PolicyFinding>;
 export const PolicyFindingsPage = PagedResponse(PolicyFinding);
+
+/** GET /policies. */
+export const PolicyListQuery = PageQuery(1000, 100);

@@ -2,7 +2,7 @@
 // subscription names its series by id or externalId, and with `dataSetId` covers every series
 // in that data set and its descendants, including ones created later.
 import { Type, type Static } from '@sinclair/typebox';
-import { CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, PagedResponse } from './common.ts';
+import { CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, PageQuery, PagedResponse } from './common.ts';
 
 /** At most 10,000 series per subscription by id (engine/limits.ts SUBSCRIPTION_SERIES_MAX). */
 export const SUBSCRIPTION_SERIES_MAX = 10_000;
@@ -75,3 +75,6 @@ export const SubscriptionDatapointsItem = Type.Object({
   valueType: Type.String(),
   datapoints: Type.Array(Type.Object({ timestamp: Type.String({ description: 'ISO-8601 instant' }), value: Type.String() })),
 });
+
+/** GET /subscriptions. */
+export const SubscriptionListQuery = PageQuery(1000, 100);

@@ -115,3 +115,13 @@ export const TimeSeriesDeleteRequest = Type.Object({
   items: Type.Array(IdentifierSchema, { minItems: 1, maxItems: CAPS.itemsPerRequestMax }),
   ignoreUnknownIds: Type.Optional(Type.Boolean()),
 });
+
+/** GET /timeseries (SPEC: a bad `limit` or `dataSetId` is a 400 with a plain-text body). */
+export const TimeSeriesListQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1, maximum: CAPS.timeseriesListLimitMax, default: CAPS.timeseriesListLimitDefault,
+    description: `page size, default ${CAPS.timeseriesListLimitDefault} (the parameter's documented default; SPEC's prose says 100), at most ${CAPS.timeseriesListLimitMax}`,
+  }),
+  dataSetId: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'only series in this data set or its descendants' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});

@@ -66,3 +66,8 @@ export const ValueTypeRecommendation = Type.Object({
   reason: Type.String({ description: 'why this value type is advised' }),
 }, { additionalProperties: false, description: 'Advice on the value type of a time series measured in a unit; advice only, nothing is enforced.' });
 export type ValueTypeRecommendation = Static<typeof ValueTypeRecommendation>;
+
+/** GET /units. */
+export const UnitListQuery = Type.Object({
+  quantity: Type.Optional(Type.String({ description: 'only units of this quantity (case-insensitive), e.g. Temperature' })),
+});

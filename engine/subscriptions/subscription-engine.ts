@@ -1,6 +1,7 @@
 // The subscription use cases bound to their stores: the records in PostgreSQL, the
 // embedded broker (engine/subscriptions/subscription-broker.ts) fed by the ingest log's
-// post-commit hook, and the ad hoc fan-out of /timeseries/datapoints/listen.
+// post-commit hook, and the ad hoc fan-out of /timeseries/datapoints/listen. The socket gets
+// a listen session (subscriptions/listen-session.ts): delivery and grants stay in here.
 import type { Subscription, SubscriptionCreate, SubscriptionUpdateItem } from '../../schemas/subscriptions.ts';
 import type { ServiceConfig } from '../config.ts';
 import type { DatapointEngine } from '../datapoints/datapoint-engine.ts';
@@ -12,6 +13,10 @@ import type { SeriesDirectory } from '../meta/series-directory.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { AdhocFanout } from './adhoc-fanout.ts';
 import { storeRecovery } from './feed-recovery.ts';
+import { ListenConnections, type ListenCaps } from './listen-connections.ts';
+import {
+  adhocListenSession, subscriptionListenSession, type ListenOutput, type ListenSession, type ListenSessionDeps, type ListenSettings, type ListenTarget,
+} from './listen-session.ts';
 import { startIngester, type Ingester } from '../ingest/ingester.ts';
 import { SubscriptionBroker } from './subscription-broker.ts';
 import {
@@ -21,8 +26,21 @@ import {
 /** The Kafka consumer group that feeds the broker (beside the ingesters' own group). */
 export const SUBSCRIPTION_FEED_GROUP = 'plantdata-subscription-feed';
 
-/** What a listener may attach: the subscription, or why not (SPEC error frame reasons). */
-export type ListenTarget = { id: number; externalId: string } | { reason: 'not-found' | 'forbidden'; externalId: string };
+export type { ListenFrame } from './listen-frames.ts';
+export type { ListenOutput, ListenSession } from './listen-session.ts';
+
+/** Which stream a socket listens to: stored subscriptions (those named at connect first), or the ad hoc stream of named series. */
+export type ListenStream = { kind: 'subscriptions'; externalIds: readonly string[] } | { kind: 'datapoints' };
+
+/** The listener's identity and its tenant's WebSocket settings (SPEC Limits "WebSocket caps"). */
+export interface Listener {
+  /** The token's subject: the per-user connection cap counts by it. */
+  userId: string;
+  settings: ListenCaps & ListenSettings;
+}
+
+/** A session, or its refusal over a connection cap: send `refused`, then close the socket (1008). */
+export type ListenOpening = { session: ListenSession } | { refused: string };
 
 export interface SubscriptionEngine {
   create(access: Access, items: SubscriptionCreate[]): Promise<Subscription[]>;
@@ -30,12 +48,12 @@ export interface SubscriptionEngine {
   byIds(access: Access, identifiers: Identifier[]): Promise<Subscription[]>;
   update(access: Access, items: SubscriptionUpdateItem[]): Promise<Subscription[]>;
   delete(access: Access, identifiers: Identifier[]): Promise<void>;
-  /** The listen route's lookup: another tenant's is not-found; one over an unreadable data set forbidden. */
-  resolveListen(access: Access, externalIds: readonly string[]): Promise<ListenTarget[]>;
-  /** Readable time series by identifiers (the ad hoc stream); the others come back as missing. */
-  resolveSeries(access: Access, identifiers: readonly Identifier[]): Promise<{ found: Map<number, string>; missing: Identifier[] }>;
-  broker: SubscriptionBroker;
-  adhoc: AdhocFanout;
+  /**
+   * Opens a socket's listen session (SPEC "Subscription stream"): client frames in, server
+   * frames out through `output`. Attach, ack, nack, release, delivery and the grant filter are
+   * the session's; the socket is the caller's.
+   */
+  openListenSession(access: Access, listener: Listener, stream: ListenStream, output: ListenOutput): ListenOpening;
   close(): Promise<void>;
 }
 
@@ -75,30 +93,9 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     }
   }
   const adhoc = new AdhocFanout((listener) => deps.datapoints.onCommitted(listener));
-  return {
-    async create(access, items) {
-      try {
-        return await createSubscriptions(relational, access, items, graph);
-      } finally {
-        broker.invalidate(access.tenant);
-      }
-    },
-    list: (access, limit, cursor) => listSubscriptions(db, access.tenant, limit, cursor),
-    byIds: (access, identifiers) => subscriptionsByIds(db, access.tenant, identifiers),
-    async update(access, items) {
-      try {
-        return await updateSubscriptions(relational, access, items, graph);
-      } finally {
-        broker.invalidate(access.tenant);
-      }
-    },
-    async delete(access, identifiers) {
-      try {
-        await deleteSubscriptions(relational, access.tenant, identifiers);
-      } finally {
-        broker.invalidate(access.tenant);
-      }
-    },
+  const connections = new ListenConnections();
+  const listen: ListenSessionDeps = {
+    broker, adhoc, log: logger.child({ module: 'listen-session' }),
     async resolveListen(access, externalIds) {
       const rows = await subscriptionsByExternalIds(db, access.tenant, externalIds);
       return externalIds.map((externalId): ListenTarget => {
@@ -123,8 +120,39 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
       }
       return { found, missing };
     },
-    broker,
-    adhoc,
+  };
+  return {
+    async create(access, items) {
+      try {
+        return await createSubscriptions(relational, access, items, graph);
+      } finally {
+        broker.invalidate(access.tenant);
+      }
+    },
+    list: (access, limit, cursor) => listSubscriptions(db, access.tenant, limit, cursor),
+    byIds: (access, identifiers) => subscriptionsByIds(db, access.tenant, identifiers),
+    async update(access, items) {
+      try {
+        return await updateSubscriptions(relational, access, items, graph);
+      } finally {
+        broker.invalidate(access.tenant);
+      }
+    },
+    async delete(access, identifiers) {
+      try {
+        await deleteSubscriptions(relational, access.tenant, identifiers);
+      } finally {
+        broker.invalidate(access.tenant);
+      }
+    },
+    openListenSession(access, listener, stream, output) {
+      const admission = connections.admit(access.tenant, listener.userId, listener.settings);
+      if ('refused' in admission) return admission;
+      const session = stream.kind === 'subscriptions'
+        ? subscriptionListenSession(listen, access, listener.settings, output, stream.externalIds, admission.release)
+        : adhocListenSession(listen, access, output, admission.release);
+      return { session };
+    },
     async close() {
       adhoc.close();
       await feed?.stop();
