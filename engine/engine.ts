@@ -3,7 +3,7 @@
 // get a facade each; nothing outside engine/ holds a pool or a driver.
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
-import { openDatapointEngine, type DatapointEngine } from './datapoint-engine.ts';
+import { bindDatapointEngine, openDatapointStorage, type DatapointEngine, type DatapointStorage } from './datapoint-engine.ts';
 import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
@@ -65,8 +65,25 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/** PostgreSQL, migrated, with what stands on it alone: the usage counters and the series directory. */
+interface RelationalSide {
+  relational: RelationalStore;
+  quotas: Quotas;
+  series: Awaited<ReturnType<typeof openSeriesDirectory>>;
+}
+
+async function openRelationalSide(config: Readonly<ServiceConfig>): Promise<RelationalSide> {
+  const relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(relational);
+    return { relational, quotas: new Quotas(relational.counterPool, config), series: await openSeriesDirectory(relational) };
+  } catch (error) {
+    await relational.close().catch(() => undefined);
+    throw error;
+  }
+}
+
 export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts): Promise<Engine> {
-  let relational: RelationalStore | undefined;
   let datapoints: DatapointEngine | undefined;
   // The gauges read the data point side, opened below; /metrics is served only after that.
   const metrics = createMetrics({
@@ -75,27 +92,31 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     rollupBacklog: () => (datapoints as DatapointEngine).store.rollupBacklog(),
     mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
   });
-  let quotas: Quotas;
-  let series: Awaited<ReturnType<typeof openSeriesDirectory>> | undefined;
-  let parserHandedOver = false;
+  // PostgreSQL (its own processes: initdb, start) and the columnar store (chdb's threads)
+  // open side by side, and the start waits for the longer of the two, not for their sum.
+  const [relationalSide, storageSide] = await Promise.allSettled([openRelationalSide(config), openDatapointStorage(config)]);
+  if (relationalSide.status === 'rejected' || storageSide.status === 'rejected') {
+    await ports.datapointBodyParser.close().catch(() => undefined);
+    if (storageSide.status === 'fulfilled') await storageSide.value.close().catch(() => undefined);
+    if (relationalSide.status === 'fulfilled') {
+      await relationalSide.value.series.close().catch(() => undefined);
+      await relationalSide.value.relational.close().catch(() => undefined);
+    }
+    throw relationalSide.status === 'rejected' ? relationalSide.reason : (storageSide as PromiseRejectedResult).reason;
+  }
+  const { relational, quotas, series } = relationalSide.value;
   let subscriptions: SubscriptionEngine | undefined;
   let files: FileEngine;
+  datapoints = bindDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout }, storageSide.value);
   try {
-    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    await migrate(relational);
-    quotas = new Quotas(relational.counterPool, config);
-    series = await openSeriesDirectory(relational);
-    parserHandedOver = true;
-    datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
     subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
     // ROLE=ingester serves no files: it leaves the blob store's recovery to the API process.
     files = await openFileEngine({ relational, quotas, metrics, settings: (tenant) => settingsFor(config, tenant), blobs: await openDirectoryBlobStore(config.dataDir), recover: config.role !== 'ingester' });
   } catch (error) {
-    if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
     await subscriptions?.close().catch(() => undefined);
-    await datapoints?.close().catch(() => undefined);
-    await series?.close().catch(() => undefined);
-    await relational?.close().catch(() => undefined);
+    await datapoints.close().catch(() => undefined);
+    await series.close().catch(() => undefined);
+    await relational.close().catch(() => undefined);
     throw error;
   }
   return bindEngine(config, relational, datapoints, quotas, metrics, series, files, subscriptions);
