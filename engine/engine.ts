@@ -72,8 +72,13 @@ interface RelationalSide {
   series: Awaited<ReturnType<typeof openSeriesDirectory>>;
 }
 
-async function openRelationalSide(config: Readonly<ServiceConfig>): Promise<RelationalSide> {
-  const relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+async function openRelationalSide(config: Readonly<ServiceConfig>, onProcessStarted: () => void): Promise<RelationalSide> {
+  let relational: RelationalStore;
+  try {
+    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onProcessStarted });
+  } finally {
+    onProcessStarted();
+  }
   try {
     await migrate(relational);
     return { relational, quotas: new Quotas(relational.counterPool, config), series: await openSeriesDirectory(relational) };
@@ -94,7 +99,14 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   });
   // PostgreSQL (its own processes: initdb, start) and the columnar store (chdb's threads)
   // open side by side, and the start waits for the longer of the two, not for their sum.
-  const [relationalSide, storageSide] = await Promise.allSettled([openRelationalSide(config), openDatapointStorage(config)]);
+  // chdb's library and session load synchronously (1.4 s here under load): only once
+  // PostgreSQL's first process runs, or that load would hold back its spawn.
+  let postgresProcessStarted!: () => void;
+  const postgresRunning = new Promise<void>((resolve) => { postgresProcessStarted = resolve; });
+  const [relationalSide, storageSide] = await Promise.allSettled([
+    openRelationalSide(config, () => postgresProcessStarted()),
+    postgresRunning.then(() => openDatapointStorage(config)),
+  ]);
   if (relationalSide.status === 'rejected' || storageSide.status === 'rejected') {
     await ports.datapointBodyParser.close().catch(() => undefined);
     if (storageSide.status === 'fulfilled') await storageSide.value.close().catch(() => undefined);
