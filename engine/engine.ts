@@ -14,15 +14,15 @@ import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
-import { openSeriesDirectory } from './meta/series-directory.ts';
+import type { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
 import { bindPolicyEngine, type PolicyEngine } from './policy-engine.ts';
 import { bindResourceEngine, type ResourceEngine } from './resource-engine.ts';
-import { Quotas } from './quotas/quotas.ts';
-import { migrate } from './stores/migrations.ts';
-import { openRelational, type RelationalStore } from './stores/relational.ts';
+import type { Quotas } from './quotas/quotas.ts';
+import { closeRelationalSide, startRelationalSide } from './relational-side.ts';
+import type { RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
 import { bindTimeSeriesEngine, type TimeSeriesEngine } from './timeseries-engine.ts';
 import { openSubscriptionEngine, type SubscriptionEngine } from './subscription-engine.ts';
@@ -65,30 +65,12 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-/** PostgreSQL, migrated, with what stands on it alone: the usage counters and the series directory. */
-interface RelationalSide {
-  relational: RelationalStore;
-  quotas: Quotas;
-  series: Awaited<ReturnType<typeof openSeriesDirectory>>;
-}
-
-async function openRelationalSide(config: Readonly<ServiceConfig>, onProcessStarted: () => void): Promise<RelationalSide> {
-  let relational: RelationalStore;
-  try {
-    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onProcessStarted });
-  } finally {
-    onProcessStarted();
-  }
-  try {
-    await migrate(relational);
-    return { relational, quotas: new Quotas(relational.counterPool, config), series: await openSeriesDirectory(relational) };
-  } catch (error) {
-    await relational.close().catch(() => undefined);
-    throw error;
-  }
-}
-
-export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts): Promise<Engine> {
+/**
+ * Opens the engine. `relationalStart`: the relational side already being opened
+ * (startRelationalSide, which the server calls before it imports this module); it is ours to
+ * close from here.
+ */
+export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts, relationalStart = startRelationalSide(config)): Promise<Engine> {
   let datapoints: DatapointEngine | undefined;
   // The gauges read the data point side, opened below; /metrics is served only after that.
   const metrics = createMetrics({
@@ -101,19 +83,14 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   // open side by side, and the start waits for the longer of the two, not for their sum.
   // chdb's library and session load synchronously (1.4 s here under load): only once
   // PostgreSQL's first process runs, or that load would hold back its spawn.
-  let postgresProcessStarted!: () => void;
-  const postgresRunning = new Promise<void>((resolve) => { postgresProcessStarted = resolve; });
   const [relationalSide, storageSide] = await Promise.allSettled([
-    openRelationalSide(config, () => postgresProcessStarted()),
-    postgresRunning.then(() => openDatapointStorage(config)),
+    relationalStart.opened,
+    relationalStart.processStarted.then(() => openDatapointStorage(config)),
   ]);
   if (relationalSide.status === 'rejected' || storageSide.status === 'rejected') {
     await ports.datapointBodyParser.close().catch(() => undefined);
     if (storageSide.status === 'fulfilled') await storageSide.value.close().catch(() => undefined);
-    if (relationalSide.status === 'fulfilled') {
-      await relationalSide.value.series.close().catch(() => undefined);
-      await relationalSide.value.relational.close().catch(() => undefined);
-    }
+    if (relationalSide.status === 'fulfilled') await closeRelationalSide(relationalSide.value);
     throw relationalSide.status === 'rejected' ? relationalSide.reason : (storageSide as PromiseRejectedResult).reason;
   }
   const { relational, quotas, series } = relationalSide.value;
