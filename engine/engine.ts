@@ -1,5 +1,6 @@
-// The engine as the API sees it: openEngine opens the relational store (migrated), the data
-// point side and the per-area facades bound to them, and closes them together. Route modules
+// The engine as the API sees it: openEngine opens the relational store (migrated; started by
+// relational-side.ts, usually by the server before it imports this module), the data point
+// side beside it and the per-area facades bound to them, and closes them together. Route modules
 // get a facade each; nothing outside engine/ holds a pool or a driver.
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
