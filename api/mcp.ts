@@ -6,10 +6,7 @@
 // is charged to the caller's rate budget as a read or a write by what the tool does (other
 // methods as reads), and a refused call is a tool result with `isError` carrying the message
 // and error body REST would give.
-import {
-  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../engine/errors.ts';
 import type { Caller } from '../engine/grants/claims.ts';
@@ -26,6 +23,14 @@ const VERSION_HEADER = 'mcp-protocol-version';
 export const MCP_SERVER_INFO = { name: 'plantdata', version: '0.1.0' };
 
 type JsonRpcId = string | number | null;
+
+/**
+ * The SDK's message schemas (zod) are imported at the first /mcp request, not at start: they
+ * were one of the largest parts of the start's module evaluation (docs/architecture.md, "What
+ * the start spends its time on").
+ */
+let sdkLoading: Promise<typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
+const mcpSdk = () => (sdkLoading ??= import('@modelcontextprotocol/sdk/types.js'));
 
 const rpcError = (id: JsonRpcId, code: number, message: string, status = 200, data?: unknown): Reply => ({
   status, body: { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } },
@@ -47,11 +52,12 @@ interface Dispatch {
 }
 
 async function callTool(d: Dispatch, ctx: RequestContext, request: JSONRPCRequest): Promise<Reply> {
-  const parsed = CallToolRequestSchema.safeParse(request);
-  if (!parsed.success) return rpcError(request.id, ErrorCode.InvalidParams, `Invalid tools/call params: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+  const sdk = await mcpSdk();
+  const parsed = sdk.CallToolRequestSchema.safeParse(request);
+  if (!parsed.success) return rpcError(request.id, sdk.ErrorCode.InvalidParams, `Invalid tools/call params: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
   const { name, arguments: args } = parsed.data.params;
   const tool = d.tools.get(name);
-  if (!tool) return rpcError(request.id, ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!tool) return rpcError(request.id, sdk.ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   try {
     ctx.chargeRate(tool.budget);
     const input = args ?? {};
@@ -60,7 +66,7 @@ async function callTool(d: Dispatch, ctx: RequestContext, request: JSONRPCReques
   } catch (error) {
     if (!(error instanceof DomainError)) {
       d.log.error({ err: error, requestId: ctx.requestId, tool: name }, 'tool call failed');
-      return rpcError(request.id, ErrorCode.InternalError, 'Internal error: the call failed on the server; retry after a short backoff');
+      return rpcError(request.id, sdk.ErrorCode.InternalError, 'Internal error: the call failed on the server; retry after a short backoff');
     }
     const refused = toErrorReply(error, d.errorsBase);
     return rpcResult(request.id, toolResult({ status: refused.status, ...(refused.body as Record<string, unknown>) }, true));
@@ -68,34 +74,35 @@ async function callTool(d: Dispatch, ctx: RequestContext, request: JSONRPCReques
 }
 
 async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
+  const sdk = await mcpSdk();
   let message: unknown;
   try {
     // The front end's one JSON reader: depth, UTF-8 and duplicate keys refused as everywhere.
     message = parseJsonBody(ctx.rawBody ?? new Uint8Array(), ctx.headers.contentType);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    return rpcError(null, ErrorCode.ParseError, `Parse error: ${error.message}`, 400);
+    return rpcError(null, sdk.ErrorCode.ParseError, `Parse error: ${error.message}`, 400);
   }
-  if (Array.isArray(message)) return rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported (send one message per POST)', 400);
-  const parsed = JSONRPCMessageSchema.safeParse(message);
+  if (Array.isArray(message)) return rpcError(null, sdk.ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported (send one message per POST)', 400);
+  const parsed = sdk.JSONRPCMessageSchema.safeParse(message);
   if (!parsed.success) {
     const id = typeof message === 'object' && message !== null && 'id' in message ? (message as { id: JsonRpcId }).id : null;
-    return rpcError(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', 400);
+    return rpcError(typeof id === 'string' || typeof id === 'number' ? id : null, sdk.ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', 400);
   }
   const rpc = parsed.data;
   const version = ctx.headers[VERSION_HEADER];
-  if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return rpcError('id' in rpc ? (rpc.id as JsonRpcId) : null, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, 400);
+  if (version && !sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return rpcError('id' in rpc ? (rpc.id as JsonRpcId) : null, sdk.ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version ${version}; supported: ${sdk.SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, 400);
   }
   if (!('method' in rpc) || !('id' in rpc)) return { status: 202 }; // a notification or a response: accepted, nothing to answer
   const request = rpc as JSONRPCRequest;
   const caller: Caller = ctx.caller;
   if (request.method === 'initialize') {
-    const init = InitializeRequestSchema.safeParse(request);
-    if (!init.success) return rpcError(request.id, ErrorCode.InvalidParams, `Invalid initialize params: ${init.error.issues[0]?.message ?? 'malformed'}`);
+    const init = sdk.InitializeRequestSchema.safeParse(request);
+    if (!init.success) return rpcError(request.id, sdk.ErrorCode.InvalidParams, `Invalid initialize params: ${init.error.issues[0]?.message ?? 'malformed'}`);
     ctx.chargeRate('read');
     const asked = init.data.params.protocolVersion;
-    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    const protocolVersion = sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : sdk.LATEST_PROTOCOL_VERSION;
     const session = d.sessions.open(caller.tenant, caller.sub, protocolVersion);
     return rpcResult(request.id, {
       protocolVersion,
@@ -105,8 +112,8 @@ async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
     }, { 'Mcp-Session-Id': session });
   }
   const sessionId = ctx.headers[SESSION_HEADER];
-  if (!sessionId) return rpcError(request.id, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required (initialize first)', 400);
-  if (!d.sessions.use(sessionId, caller.tenant, caller.sub)) return rpcError(request.id, ErrorCode.InvalidRequest, 'Session not found: initialize a new session', 404);
+  if (!sessionId) return rpcError(request.id, sdk.ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required (initialize first)', 400);
+  if (!d.sessions.use(sessionId, caller.tenant, caller.sub)) return rpcError(request.id, sdk.ErrorCode.InvalidRequest, 'Session not found: initialize a new session', 404);
   switch (request.method) {
     case 'ping':
       ctx.chargeRate('read');
@@ -119,7 +126,7 @@ async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
     case 'tools/call':
       return callTool(d, ctx, request);
     default:
-      return rpcError(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      return rpcError(request.id, sdk.ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
 }
 
@@ -147,9 +154,10 @@ export function mcpRoutes(engines: McpEngines, opts: { errorsBase: string; log: 
       requestHeaders: [SESSION_HEADER],
       responses: { 204: { description: 'ended' }, 400: { description: 'no Mcp-Session-Id' }, 404: { description: 'unknown session' } },
       async handle(ctx) {
+        const sdk = await mcpSdk();
         const id = ctx.headers[SESSION_HEADER];
-        if (!id) return rpcError(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required', 400);
-        return d.sessions.close(id, ctx.caller.tenant, ctx.caller.sub) ? { status: 204 } : rpcError(null, ErrorCode.InvalidRequest, 'Session not found', 404);
+        if (!id) return rpcError(null, sdk.ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required', 400);
+        return d.sessions.close(id, ctx.caller.tenant, ctx.caller.sub) ? { status: 204 } : rpcError(null, sdk.ErrorCode.InvalidRequest, 'Session not found', 404);
       },
     },
   ];

@@ -3,37 +3,18 @@
 // `startServer` is what `make run` and the tests call; it returns once the port is bound.
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import uws from 'uWebSockets.js';
 import { errorsBase, type ServiceConfig } from '../engine/config.ts';
-import { PARSE_QUEUE_DEPTH_MAX, type DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
-import { openEngine, type Engine } from '../engine/engine.ts';
-import type { DatapointBodyLayout } from '../engine/ingest/datapoint-body-parser.ts';
+import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
+import type { Engine } from '../engine/engine.ts';
 import { logger } from '../engine/log.ts';
-import { createDatapointPool } from '../workers/datapoint-pool.ts';
-import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
-import { scanScratchBytes } from '../workers/datapoint-scan.ts';
-import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
+import { closeRelationalSide, startRelationalSide } from '../engine/relational-side.ts';
 import { createAuthenticator } from './auth.ts';
-import { dataSetRoutes } from './datasets.ts';
-import { datapointRoutes } from './datapoints.ts';
 import { assertNativeUws, mountRoutes, type HttpDeps } from './http-server.ts';
-import { buildOpenApi } from './openapi.ts';
-import { operationalRoutes } from './operational.ts';
-import { policyRoutes } from './policies.ts';
-import { edgeRoutes } from './edges.ts';
-import { eventRoutes } from './events.ts';
-import { fileRoutes } from './files.ts';
-import { mcpRoutes } from './mcp.ts';
-import { resourceRoutes } from './resources.ts';
-import { subscriptionRoutes } from './subscriptions.ts';
-import { listenRoutes } from './datapoints-listen.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { Route } from './route.ts';
-import { mountWebSocketRoutes, type WebSocketRoute } from './websocket-routes.ts';
-import { timeseriesRoutes } from './timeseries.ts';
-import { unitRoutes } from './units.ts';
+import { mountWebSocketRoutes } from './websocket-routes.ts';
 
 const log = logger.child({ module: 'server' });
 
@@ -47,25 +28,6 @@ export interface RunningServer {
   /** engine.datapoints: the data point store, ingest log and workers (tests reach the store through it). */
   datapoints: DatapointEngine;
   close(): Promise<void>;
-}
-
-/** The workers' memory layout and hint keys, as the engine's ingest port takes them. */
-const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey };
-
-/** The route families over the engine's facades; ROLE=ingester serves only the operational ones. */
-function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret: string | undefined, webSocketRoutes: readonly WebSocketRoute[]): Route[] {
-  const routes: Route[] = [];
-  let openapi: unknown;
-  routes.push(...operationalRoutes(engine, config, () => (openapi ??= buildOpenApi(routes, { description: 'Multi-tenant industrial data service (CDF-style). See docs/api.md.' }, webSocketRoutes)), () => secret));
-  // ROLE=ingester consumes Kafka into ClickHouse and serves only the operational endpoints.
-  if (config.role !== 'ingester') {
-    routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
-    routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...eventRoutes(engine.events), ...policyRoutes(engine.policies));
-    routes.push(...fileRoutes(engine.files));
-    routes.push(...subscriptionRoutes(engine.subscriptions));
-    routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
-  }
-  return routes;
 }
 
 /** DATA_DIR must exist and be writable; say so in one line otherwise. */
@@ -116,18 +78,25 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   // Bind the port first so a second instance fails fast, before it touches the stores.
   const app = uws.App();
   const { socket, port } = await listen(app, config.host, config.port);
+  // PostgreSQL starts now (on an empty store initdb is most of the start); the route modules
+  // and the engine's areas are imported while it runs (docs/architecture.md).
+  const relationalStart = startRelationalSide(config);
   let engine: Engine;
+  let families: typeof import('./route-families.ts');
+  let engineOwnsRelational = false;
   try {
-    // One parsing thread per core: the event loop mostly waits on the store meanwhile.
-    const parser = createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
-    engine = await openEngine(config, { datapointBodyParser: parser, datapointBodyLayout: DATAPOINT_BODY_LAYOUT });
+    const [loaded, { openEngine }] = await Promise.all([import('./route-families.ts'), import('../engine/engine.ts')]);
+    families = loaded;
+    const parser = families.createDatapointParser();
+    engineOwnsRelational = true; // openEngine closes it (and the parser) if it fails
+    engine = await openEngine(config, { datapointBodyParser: parser, datapointBodyLayout: families.DATAPOINT_BODY_LAYOUT }, relationalStart);
   } catch (error) {
     uws.us_listen_socket_close(socket);
+    if (!engineOwnsRelational) await relationalStart.opened.then(closeRelationalSide, () => undefined);
     throw error;
   }
-  // The WebSocket route families: the subscription stream and the ad hoc stream.
-  const webSocketRoutes: WebSocketRoute[] = config.role === 'ingester' ? [] : listenRoutes(engine.subscriptions);
-  const routes = routesOf(config, engine, secret, webSocketRoutes);
+  const webSocketRoutes = families.webSocketRoutesOf(config, engine);
+  const routes = families.routesOf(config, engine, secret, webSocketRoutes, log);
   const httpDeps: HttpDeps = {
     config, auth, metrics: engine.metrics, log, errorsBase: errorsBase(config), access: (caller) => engine.access(caller),
     chargeIngestedBytes: (tenant, bytes) => engine.chargeIngestedBytes(tenant, bytes),

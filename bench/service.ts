@@ -1,6 +1,8 @@
-// Our service under test as a child process, exactly as a user starts it (`npx tsx
-// api/main.ts`), on a temp DATA_DIR with a known AUTH_JWT_SECRET; stopped by PID with SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Our service under test as a child process, exactly as `make run` starts it: the compiled
+// JavaScript (`node dist/api/main.js`, built first by engine/install/build-dist.mjs when
+// `make build` finds a source newer than dist/), on a temp DATA_DIR with a known
+// AUTH_JWT_SECRET; stopped by PID with SIGTERM.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { processTree, readCmdline, readProcState } from './proc-stats.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+const MAIN_COMPILED = path.join(REPO_ROOT, 'dist', 'api', 'main.js');
+
+/** `make build`: rebuilds dist/ only when a source changed since the last build (Makefile). */
+function buildService(): void {
+  execFileSync('make', ['--no-print-directory', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 const START_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 60_000;
 
@@ -35,9 +43,9 @@ export const SPEC_DEFAULT_SERVICE_CONFIG = {};
 export interface RunningService {
   url: string;
   dataDir: string;
-  /** The `npx` process we spawned (root of the process tree, embedded PostgreSQL included). */
+  /** The node process we spawned (root of the process tree, embedded PostgreSQL included). */
   rootPid: number;
-  /** The node process that runs api/main.ts. */
+  /** The node process that runs the server (the one spawned: `make run` execs node). */
   mainPid: number;
   logFile: string;
   /** A token of `organization` for the caller `sub` (the per-user rate limit counts by it). */
@@ -54,7 +62,8 @@ export async function startService(opts: { logDir: string; port?: number; env?: 
   mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `service-${Date.now()}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn('npx', ['tsx', 'api/main.ts'], {
+  buildService();
+  const child = spawn(process.execPath, [MAIN_COMPILED], {
     cwd: REPO_ROOT,
     env: {
       ...process.env, PORT: String(opts.port ?? 0), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret,
@@ -122,16 +131,16 @@ async function startServiceHealthy(url: string): Promise<void> {
   throw new Error(`GET ${url}/health did not answer 200 within ${START_TIMEOUT_MS} ms (last: ${last})`);
 }
 
-/** The deepest node process of the tree whose command line runs api/main.ts. */
+/** The deepest node process of the tree whose command line runs api/main (compiled or not). */
 function findMainPid(rootPid: number): number {
-  const candidates = processTree(rootPid).filter((pid) => /api\/main\.ts/.test(readCmdline(pid)));
+  const candidates = processTree(rootPid).filter((pid) => /api\/main\.[jt]s/.test(readCmdline(pid)));
   // processTree lists parents before children along each branch: the last match is the deepest.
   return candidates.at(-1) ?? rootPid;
 }
 
 /**
- * SIGTERM to the server process by PID and wait for it to go; then the npx wrapper, which
- * exits with it. Escalates to SIGKILL, and finally stops any process of the original tree
+ * SIGTERM to the server process by PID and wait for it to go; then the spawned process (when a
+ * wrapper ran it). Escalates to SIGKILL, and finally stops any process of the original tree
  * still there (an embedded PostgreSQL orphaned by a killed server), each by its PID.
  */
 async function stopChild(child: ChildProcess, mainPid: number | undefined): Promise<void> {

@@ -1,9 +1,10 @@
-// The engine as the API sees it: openEngine opens the relational store (migrated), the data
-// point side and the per-area facades bound to them, and closes them together. Route modules
+// The engine as the API sees it: openEngine opens the relational store (migrated; started by
+// relational-side.ts, usually by the server before it imports this module), the data point
+// side beside it and the per-area facades bound to them, and closes them together. Route modules
 // get a facade each; nothing outside engine/ holds a pool or a driver.
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
-import { openDatapointEngine, type DatapointEngine } from './datapoints/datapoint-engine.ts';
+import { bindDatapointEngine, openDatapointStorage, type DatapointEngine, type DatapointStorage } from './datapoints/datapoint-engine.ts';
 import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './meta/dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
@@ -14,15 +15,15 @@ import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
-import { openSeriesDirectory } from './meta/series-directory.ts';
+import type { openSeriesDirectory } from './meta/series-directory.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
 import { bindPolicyEngine, type PolicyEngine } from './policies/policy-engine.ts';
 import { bindResourceEngine, type ResourceEngine } from './graph/resource-engine.ts';
-import { Quotas } from './quotas/quotas.ts';
-import { migrate } from './stores/migrations.ts';
-import { openRelational, type RelationalStore } from './stores/relational.ts';
+import type { Quotas } from './quotas/quotas.ts';
+import { closeRelationalSide, startRelationalSide } from './relational-side.ts';
+import type { RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
 import { bindTimeSeriesEngine, type TimeSeriesEngine } from './meta/timeseries-engine.ts';
 import { openSubscriptionEngine, type SubscriptionEngine } from './subscriptions/subscription-engine.ts';
@@ -65,8 +66,12 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts): Promise<Engine> {
-  let relational: RelationalStore | undefined;
+/**
+ * Opens the engine. `relationalStart`: the relational side already being opened
+ * (startRelationalSide, which the server calls before it imports this module); it is ours to
+ * close from here.
+ */
+export async function openEngine(config: Readonly<ServiceConfig>, ports: EnginePorts, relationalStart = startRelationalSide(config)): Promise<Engine> {
   let datapoints: DatapointEngine | undefined;
   // The gauges read the data point side, opened below; /metrics is served only after that.
   const metrics = createMetrics({
@@ -75,27 +80,33 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     rollupBacklog: () => (datapoints as DatapointEngine).store.rollupBacklog(),
     mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
   });
-  let quotas: Quotas;
-  let series: Awaited<ReturnType<typeof openSeriesDirectory>> | undefined;
-  let parserHandedOver = false;
+  // PostgreSQL (its own processes: initdb, start) and the columnar store (chdb's threads)
+  // open side by side, and the start waits for the longer of the two, not for their sum.
+  // chdb's library and session load synchronously (1.4 s here under load): only once
+  // PostgreSQL's first process runs, or that load would hold back its spawn.
+  const [relationalSide, storageSide] = await Promise.allSettled([
+    relationalStart.opened,
+    relationalStart.processStarted.then(() => openDatapointStorage(config)),
+  ]);
+  if (relationalSide.status === 'rejected' || storageSide.status === 'rejected') {
+    await ports.datapointBodyParser.close().catch(() => undefined);
+    if (storageSide.status === 'fulfilled') await storageSide.value.close().catch(() => undefined);
+    if (relationalSide.status === 'fulfilled') await closeRelationalSide(relationalSide.value);
+    throw relationalSide.status === 'rejected' ? relationalSide.reason : (storageSide as PromiseRejectedResult).reason;
+  }
+  const { relational, quotas, series } = relationalSide.value;
   let subscriptions: SubscriptionEngine | undefined;
   let files: FileEngine;
+  datapoints = bindDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout }, storageSide.value);
   try {
-    relational = await openRelational({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    await migrate(relational);
-    quotas = new Quotas(relational.counterPool, config);
-    series = await openSeriesDirectory(relational);
-    parserHandedOver = true;
-    datapoints = await openDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout });
     subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
     // ROLE=ingester serves no files: it leaves the blob store's recovery to the API process.
     files = await openFileEngine({ relational, quotas, metrics, settings: (tenant) => settingsFor(config, tenant), blobs: await openDirectoryBlobStore(config.dataDir), recover: config.role !== 'ingester' });
   } catch (error) {
-    if (!parserHandedOver) await ports.datapointBodyParser.close().catch(() => undefined);
     await subscriptions?.close().catch(() => undefined);
-    await datapoints?.close().catch(() => undefined);
-    await series?.close().catch(() => undefined);
-    await relational?.close().catch(() => undefined);
+    await datapoints.close().catch(() => undefined);
+    await series.close().catch(() => undefined);
+    await relational.close().catch(() => undefined);
     throw error;
   }
   return bindEngine(config, relational, datapoints, quotas, metrics, series, files, subscriptions);

@@ -40,9 +40,14 @@ export interface DatapointPool {
   close(): Promise<void>;
 }
 
-const TASK_FILE = fileURLToPath(new URL('./datapoint-task.ts', import.meta.url));
-/** Workers load the .ts task through tsx's loader, resolved from here so the cwd does not matter. */
-const TSX_LOADER = import.meta.resolve('tsx');
+/**
+ * The task module beside this one: compiled JavaScript under `make run` (dist/workers/), the
+ * .ts source under tsx (tests, `npm run serve`), which the workers then load through tsx's
+ * loader, resolved from here so the cwd does not matter.
+ */
+const COMPILED = import.meta.url.endsWith('.js');
+const TASK_FILE = fileURLToPath(new URL(COMPILED ? './datapoint-task.js' : './datapoint-task.ts', import.meta.url));
+const WORKER_EXEC_ARGV = COMPILED ? [] : ['--import', import.meta.resolve('tsx')];
 
 export function createDatapointPool(options: DatapointPoolOptions): DatapointPool {
   const { maxThreads, maxQueue } = options;
@@ -51,7 +56,7 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   const piscina = new Piscina<DatapointTask, DatapointScanWire | EncodedWire>({
     filename: TASK_FILE,
     name: 'default',
-    execArgv: ['--import', TSX_LOADER],
+    execArgv: WORKER_EXEC_ARGV,
     minThreads: options.minThreads ?? maxThreads,
     maxThreads,
     // Our own count below refuses first; piscina's bound only backs it up.

@@ -1,7 +1,12 @@
 // The kafkajs client shared by the Kafka ingest log (producer) and the ingester (consumer):
 // explicit connection and request timeouts (STYLE §3) and kafkajs logs routed to pino.
-import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { createRequire } from 'node:module';
+import type { Kafka, LogEntry, logCreator, logLevel } from 'kafkajs';
 import type { Logger } from '../log.ts';
+
+/** kafkajs, loaded by the first Kafka client: without KAFKA_BROKERS the start never imports it. */
+let loaded: typeof import('kafkajs') | undefined;
+export const kafkajs = (): typeof import('kafkajs') => (loaded ??= createRequire(import.meta.url)('kafkajs') as typeof import('kafkajs'));
 
 /** Options of the kafkajs client; every timeout is explicit. */
 export interface KafkaClientOptions {
@@ -32,23 +37,23 @@ function kafkaLogCreator(logger: Logger): logCreator {
   return () => (entry: LogEntry) => {
     const { message, timestamp: _timestamp, logger: _source, ...extra } = entry.log as { message: string; timestamp: string; logger?: string; [key: string]: unknown };
     const fields = { namespace: entry.namespace, ...extra };
-    if (entry.level === logLevel.ERROR) logger.error(fields, message);
-    else if (entry.level === logLevel.WARN) {
+    if (entry.level === kafkajs().logLevel.ERROR) logger.error(fields, message);
+    else if (entry.level === kafkajs().logLevel.WARN) {
       if (EXPECTED_KAFKAJS_WARNINGS.some((expected) => message.startsWith(expected))) logger.debug(fields, message);
       else logger.warn(fields, message);
-    } else if (entry.level === logLevel.INFO) logger.debug(fields, message);
+    } else if (entry.level === kafkajs().logLevel.INFO) logger.debug(fields, message);
     else logger.trace(fields, message);
   };
 }
 
 /** kafkajs lifecycle lines (joins, starts) are debug for us; our modules log their own. */
 function kafkaLogLevel(logger: Logger): logLevel {
-  return logger.isLevelEnabled('debug') ? logLevel.DEBUG : logLevel.WARN;
+  return logger.isLevelEnabled('debug') ? kafkajs().logLevel.DEBUG : kafkajs().logLevel.WARN;
 }
 
 export function createKafkaClient(options: KafkaClientOptions): Kafka {
   if (options.brokers.length === 0) throw new Error('Kafka needs at least one broker in KAFKA_BROKERS');
-  return new Kafka({
+  return new (kafkajs().Kafka)({
     clientId: options.clientId,
     brokers: options.brokers,
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,

@@ -4,11 +4,10 @@
 // Appends that arrive while a send is in flight are coalesced into the next send (kafkajs
 // serialises idempotent produce requests per broker anyway). Consuming is ingester.ts's job.
 import type { Producer } from 'kafkajs';
-import { CompressionTypes, Partitioners } from 'kafkajs';
 import type { BatchMemory, IngestBatch, IngestLog } from './ingest-log.ts';
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
-import { createKafkaClient } from './kafka-client.ts';
+import { createKafkaClient, kafkajs } from './kafka-client.ts';
 import { batchToMessages, MESSAGE_BYTES_MAX_DEFAULT, type IngestMessage } from './kafka-message.ts';
 
 /** CONTRACT: the topic the api role writes and the ingester role reads. */
@@ -155,7 +154,7 @@ export class KafkaIngestLog implements IngestLog {
       // One request in flight per connection keeps a retried request ahead of later ones.
       maxInFlightRequests: 1,
       // Java-compatible murmur2 on the key: a series stays on one partition.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: kafkajs().Partitioners.DefaultPartitioner,
       // Topics auto-create on first produce (the mock broker cannot CreateTopics; DESIGN.md).
       allowAutoTopicCreation: true,
       retry: { initialRetryTime: 100, maxRetryTime: 5_000, retries: sendRetriesWithin(options.appendTimeoutMs ?? APPEND_TIMEOUT_MS_DEFAULT) },
@@ -291,7 +290,7 @@ export class KafkaIngestLog implements IngestLog {
         topic: this.topic,
         acks: -1,
         timeout: this.limits.ackTimeoutMs,
-        compression: CompressionTypes.None,
+        compression: kafkajs().CompressionTypes.None,
         messages: taken.map((item) => item.message),
       });
     } catch (cause) {

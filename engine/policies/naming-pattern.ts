@@ -4,7 +4,15 @@
 // to catastrophic backtracking or cannot prove it safe within its time budget: a policy runs
 // on every create and update of its records, inside their transaction, so one exponential
 // pattern would let any write hold a connection for minutes.
-import { checkSync } from 'recheck';
+import { createRequire } from 'node:module';
+
+/**
+ * recheck (a Scala.js bundle) is loaded at the first pattern checked, not at start: importing
+ * it was the largest single part of the start's module evaluation (docs/architecture.md,
+ * "What the start spends its time on").
+ */
+let recheck: typeof import('recheck') | undefined;
+const loadRecheck = () => (recheck ??= createRequire(import.meta.url)('recheck') as typeof import('recheck'));
 
 /** The compiled form: anchored, so a policy states what the whole value looks like. */
 export function compileNamingPattern(pattern: string): RegExp {
@@ -19,7 +27,7 @@ export function namingPatternProblem(pattern: string): string | undefined {
   } catch (error) {
     return `does not compile: ${(error as Error).message}`;
   }
-  const verdict = checkSync(compiled.source, compiled.flags, { timeout: 2_000 });
+  const verdict = loadRecheck().checkSync(compiled.source, compiled.flags, { timeout: 2_000 });
   if (verdict.status === 'vulnerable') return `is open to catastrophic backtracking (${verdict.complexity.type}${verdict.attack ? `, for example on "${verdict.attack.pattern}"` : ''})`;
   if (verdict.status === 'unknown') return 'could not be shown safe from catastrophic backtracking in time: simplify it';
   return undefined;

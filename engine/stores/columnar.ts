@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { renderParams } from './columnar-literal.ts';
 import type { QueryParams } from './columnar-params.ts';
@@ -292,6 +292,8 @@ class ServerColumnarStore implements ColumnarStore {
   private constructor(private readonly client: ClickHouseClient) {}
 
   static open(options: Extract<ColumnarStoreOptions, { engine: 'clickhouse' }>): ServerColumnarStore {
+    // Required here, not imported at the top: the embedded default never loads the client.
+    const { createClient } = createRequire(import.meta.url)('@clickhouse/client') as typeof import('@clickhouse/client');
     return new ServerColumnarStore(createClient({
       url: options.url,
       username: options.username ?? 'default',

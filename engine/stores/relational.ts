@@ -79,13 +79,19 @@ export interface RelationalOptions {
   gone?(error: Error): void;
   /** Tries to start the embedded PostgreSQL again before `gone` (embedded-postmaster.ts). */
   restartAttempts?: number;
+  /**
+   * Called once the embedded PostgreSQL's first process (initdb, or the server) has spoken:
+   * from then on its start runs in its own processes, and the caller can give the event loop
+   * to work of its own (the engine loads chdb then). Not called with DATABASE_URL.
+   */
+  onProcessStarted?: () => void;
 }
 
 export async function openRelational(opts: RelationalOptions): Promise<RelationalStore> {
   let embedded: EmbeddedServer | undefined;
   let connectionString = opts.databaseUrl;
   if (!connectionString) {
-    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), { gone: opts.gone ?? exitStoreGone, restartAttempts: opts.restartAttempts });
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), { gone: opts.gone ?? exitStoreGone, restartAttempts: opts.restartAttempts, onProcessStarted: opts.onProcessStarted });
     connectionString = embedded.url;
   }
   const pool = guardPool(new pg.Pool({
