@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   DataSetByIdsRequest, DataSetCollection, DataSetCreateRequest, DataSetListQuery, DataSetListRequest, DataSetPage, DataSetUpdateRequest, LabelListQuery,
 } from '../schemas/datasets.ts';
-import type { DataSetEngine, LabelEngine } from '../engine/meta/dataset-engine.ts';
+import type { DataSetEngine, LabelEngine } from '../engine/meta/meta-engine.ts';
 import { CAPS, EpochMs, Items, PagedResponse, ItemsResponse } from '../schemas/common.ts';
 import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 

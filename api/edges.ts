@@ -2,7 +2,7 @@
 import {
   Edge, EdgeCollection, EdgeCreateRequest, EdgeGraph, EdgeIdsRequest, RelationshipTypeCollection, RelationshipTypeCreateRequest,
 } from '../schemas/edges.ts';
-import type { EdgeEngine } from '../engine/graph/edge-engine.ts';
+import type { EdgeEngine } from '../engine/graph/graph-engine.ts';
 import { idPathParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

@@ -5,10 +5,9 @@
 // writes, which is what it is charged to the caller's rate budget as.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
-import type { EdgeEngine } from '../engine/graph/edge-engine.ts';
+import type { EdgeEngine, ResourceEngine } from '../engine/graph/graph-engine.ts';
 import type { Access } from '../engine/grants/access.ts';
-import type { ResourceEngine } from '../engine/graph/resource-engine.ts';
-import type { TimeSeriesEngine } from '../engine/meta/timeseries-engine.ts';
+import type { TimeSeriesEngine } from '../engine/meta/meta-engine.ts';
 import { Id, ExternalId } from '../schemas/common.ts';
 import { DatapointListRequest } from '../schemas/datapoints.ts';
 import { RelationCreate, RelationshipTypeCreate } from '../schemas/edges.ts';

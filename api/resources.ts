@@ -3,7 +3,7 @@ import {
   GRAPH_ITEMS_PER_REQUEST_MAX, Resource, ResourceCollection, ResourceCreateRequest, ResourceFilterRequest, ResourceGraphResponse, ResourceIdentifiers,
   ResourcePage, ResourceSearchRequest, ResourceUpdateRequest,
 } from '../schemas/resources.ts';
-import type { ResourceEngine } from '../engine/graph/resource-engine.ts';
+import type { ResourceEngine } from '../engine/graph/graph-engine.ts';
 import { idPathParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 

@@ -5,7 +5,7 @@ import {
   TimeSeriesListQuery, TimeSeriesPage, TimeSeriesSearchRequest, TimeSeriesUpdateRequest,
 } from '../schemas/timeseries.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_LIST_LIMIT_MAX } from '../engine/limits.ts';
-import type { TimeSeriesEngine } from '../engine/meta/timeseries-engine.ts';
+import type { TimeSeriesEngine } from '../engine/meta/meta-engine.ts';
 import { idPathParam } from './query-params.ts';
 import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 

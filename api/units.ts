@@ -1,7 +1,7 @@
 // Units (SPEC "Units"): a central read-only catalogue addressed by externalId, and the value
 // type advice of GET /timeseries/recommend-value-type/{unitExternalId}.
 import { Unit, UnitByIdsRequest, UnitList, UnitListQuery, ValueTypeRecommendation } from '../schemas/units.ts';
-import type { UnitEngine } from '../engine/meta/unit-engine.ts';
+import type { UnitEngine } from '../engine/meta/meta-engine.ts';
 import { jsonRoute, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Units';

@@ -5,10 +5,9 @@
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
 import { bindDatapointEngine, openDatapointStorage, type DatapointEngine, type DatapointStorage } from './datapoints/datapoint-engine.ts';
-import { bindDataSetEngine, bindLabelEngine, type DataSetEngine, type LabelEngine } from './meta/dataset-engine.ts';
 import { resolveAccess, type Access } from './grants/access.ts';
 import type { Caller } from './grants/claims.ts';
-import { bindEdgeEngine, type EdgeEngine } from './graph/edge-engine.ts';
+import { bindGraphEngine, type EdgeEngine, type ResourceEngine } from './graph/graph-engine.ts';
 import { bindEventEngine, type EventEngine } from './events/event-engine.ts';
 import { openDirectoryBlobStore, openFileEngine, type FileEngine } from './files/file-engine.ts';
 import { appendEvents } from './events/event-append.ts';
@@ -20,14 +19,12 @@ import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
 import { bindPolicyEngine, type PolicyEngine } from './policies/policy-engine.ts';
-import { bindResourceEngine, type ResourceEngine } from './graph/resource-engine.ts';
 import type { Quotas } from './quotas/quotas.ts';
 import { closeRelationalSide, startRelationalSide } from './relational-side.ts';
 import type { RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
-import { bindTimeSeriesEngine, type TimeSeriesEngine } from './meta/timeseries-engine.ts';
+import { bindMetaEngine, type DataSetEngine, type LabelEngine, type TimeSeriesEngine, type UnitEngine } from './meta/meta-engine.ts';
 import { openSubscriptionEngine, type SubscriptionEngine } from './subscriptions/subscription-engine.ts';
-import { unitEngine, type UnitEngine } from './meta/unit-engine.ts';
 
 /** What the engine is handed from outside engine/: the parse workers (workers/), behind their port. */
 export interface EnginePorts {
@@ -122,13 +119,9 @@ function bindEngine(
   // Naming policies' findings are events, appended in the write's own transaction.
   const policies = createPolicyEvaluator(async (tx, tenant, findings) => { await appendEvents(tx, tenant, findings); });
   return {
-    timeseries: bindTimeSeriesEngine({ relational, quotas, nodeStats, graph, policies, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
-    resources: bindResourceEngine({ relational, quotas, graph, policies, nodeStats }),
-    edges: bindEdgeEngine({ relational, quotas, graph, series: series.directory }),
+    ...bindMetaEngine({ relational, quotas, nodeStats, graph, policies, series: series.directory, purgeSeries: (tenant, ids) => datapoints.purgeSeries(tenant, ids) }),
+    ...bindGraphEngine({ relational, quotas, graph, policies, nodeStats, series: series.directory }),
     events: bindEventEngine(relational, quotas, new TableStats(relational.pool, 'events')),
-    datasets: bindDataSetEngine(relational, quotas),
-    labels: bindLabelEngine(relational, quotas),
-    units: unitEngine,
     policies: bindPolicyEngine(relational, quotas),
     files,
     datapoints,
