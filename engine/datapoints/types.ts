@@ -68,7 +68,7 @@ export function seriesColumnAt(series: SeriesPoints, c: number): Float64Array | 
 /** Each valueType's place in VALUE_TYPES: how the wire, the log record and packed batches write it as a number. */
 export const VALUE_TYPE_INDEX: ReadonlyMap<ValueType, number> = new Map(VALUE_TYPES.map((type, k) => [type, k]));
 
-// ---- Reads (issue 3). Every read takes the tenant first and a series with its valueType
+// ---- Reads. Every read takes the tenant first and a series with its valueType
 // (the series row lives in PostgreSQL; the store only sees tenant, numeric id and valueType).
 
 /** A series as the store addresses it. */
