@@ -16,6 +16,7 @@ import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
 import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
+import { ReadBarriers } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';
@@ -94,23 +95,6 @@ interface PendingAppend {
   release?: () => void;
 }
 
-/**
- * With a WAL, one tenant's acknowledged appends not yet inserted, by what a read asks for:
- * a map update per series of an append when it is acknowledged and when it is inserted.
- */
-interface UninsertedAppends {
-  /** Queue index of the tenant's newest uninserted append. */
-  newestIndex: number;
-  /** Series id to the queue index of the newest uninserted append holding points of it. */
-  newestBySeries: Map<number, number>;
-}
-
-/** A read waiting until every append up to throughIndex (queue arrival order) is inserted. */
-interface ReadBarrier {
-  throughIndex: number;
-  resolve: () => void;
-}
-
 function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
   let count = 0;
   for (const series of batch.series) count += series.timestampMs.length;
@@ -130,7 +114,7 @@ export class GroupCommitLog implements IngestLog {
   private loopsInsertingCount = 0;
   private closed = false;
   /** With a WAL: appends acknowledged and not yet inserted, by tenant and series, and the reads waiting for them. */
-  private readonly uninsertedByTenant = new Map<string, UninsertedAppends>();
+  private readonly barriers = new ReadBarriers();
   /** With a WAL: the next append's queue index. */
   private nextIndex = 0;
   /** With a WAL: the lowest queue index of each running insert's appends. */
@@ -138,7 +122,6 @@ export class GroupCommitLog implements IngestLog {
   /** With a WAL: appends inserted while an insert taken before theirs still runs (see inserted). */
   private insertedAhead: PendingAppend[] = [];
   private failuresInARow = 0;
-  private readonly barriers = new Set<ReadBarrier>();
   private readonly log: Logger;
   private readonly committed: CommitListeners;
   private readonly counters = { appendsAccepted: 0, appendsRefused: 0, commits: 0, pointsCommitted: 0, commitFailures: 0 };
@@ -219,7 +202,7 @@ export class GroupCommitLog implements IngestLog {
       throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
     }
     const index = this.nextIndex++;
-    this.uninsertedAdd(batch, index);
+    this.barriers.added(batch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The copy is
@@ -247,32 +230,12 @@ export class GroupCommitLog implements IngestLog {
    * reads back every point above its mark, whoever wrote it.
    */
   readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void> {
-    const throughIndex = this.readBarrierIndex(tenant, seriesIds);
+    const throughIndex = this.barriers.throughIndex(tenant, seriesIds, this.nextIndex - 1);
     if (throughIndex === undefined || throughIndex < this.lowestUninsertedIndex()) return Promise.resolve();
-    const timeoutMs = this.options.readBarrierTimeoutMs ?? 30_000;
-    return new Promise((resolve, reject) => {
-      const barrier: ReadBarrier = { throughIndex, resolve: () => { clearTimeout(timer); resolve(); } };
-      const timer = setTimeout(() => {
-        this.barriers.delete(barrier);
-        reject(new StoreUnavailableError(`Acknowledged data points are not in the store after ${timeoutMs} ms; retry shortly.`));
-      }, timeoutMs);
-      this.barriers.add(barrier);
-      // A commit waiting to grow takes what is queued now: this read needs it.
-      this.wake();
-    });
-  }
-
-  /** The queue index a read waits through: its series' newest uninserted append, or undefined when none. */
-  private readBarrierIndex(tenant: string | undefined, seriesIds: readonly number[] | undefined): number | undefined {
-    if (tenant === undefined) return this.uninsertedByTenant.size === 0 ? undefined : this.nextIndex - 1;
-    const uninserted = this.uninsertedByTenant.get(tenant);
-    if (!uninserted || seriesIds === undefined) return uninserted?.newestIndex;
-    let newest: number | undefined;
-    for (const seriesId of seriesIds) {
-      const index = uninserted.newestBySeries.get(seriesId);
-      if (index !== undefined && (newest === undefined || index > newest)) newest = index;
-    }
-    return newest;
+    const waited = this.barriers.wait(throughIndex, this.options.readBarrierTimeoutMs ?? 30_000);
+    // A commit waiting to grow takes what is queued now: this read needs it.
+    this.wake();
+    return waited;
   }
 
   /** Every append below this queue index is inserted (or it is nextIndex: all are). */
@@ -280,27 +243,6 @@ export class GroupCommitLog implements IngestLog {
     let lowest = this.queue[0]?.index ?? this.nextIndex;
     for (const index of this.insertingFromIndex) if (index < lowest) lowest = index;
     return lowest;
-  }
-
-  /** An acknowledged append, not yet inserted, becomes the newest its reads wait for. */
-  private uninsertedAdd(batch: IngestBatch, index: number): void {
-    let uninserted = this.uninsertedByTenant.get(batch.tenant);
-    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, newestBySeries: new Map() }));
-    uninserted.newestIndex = index;
-    for (const series of batch.series) uninserted.newestBySeries.set(series.seriesId, index);
-  }
-
-  /** An inserted append stops holding reads of the series it is still the newest of. */
-  private uninsertedForget(batch: IngestBatch | PackedBatch, index: number): void {
-    const uninserted = this.uninsertedByTenant.get(batch.tenant);
-    if (!uninserted) return;
-    const bySeries = uninserted.newestBySeries;
-    if (batch instanceof PackedBatch) {
-      for (let i = 0; i < batch.seriesCount; i++) if (bySeries.get(batch.seriesId(i)) === index) bySeries.delete(batch.seriesId(i));
-    } else {
-      for (const series of batch.series) if (bySeries.get(series.seriesId) === index) bySeries.delete(series.seriesId);
-    }
-    if (bySeries.size === 0) this.uninsertedByTenant.delete(batch.tenant);
   }
 
   /** Gives each inserted append's memory and log record back, then resolves the reads it held. */
@@ -318,21 +260,12 @@ export class GroupCommitLog implements IngestLog {
     for (const list of [this.insertedAhead, taken]) {
       for (const pending of list) {
         if (pending.index === undefined) continue;
-        if (pending.index < lowest) this.uninsertedForget(pending.batch, pending.index);
+        if (pending.index < lowest) this.barriers.inserted(pending.batch, pending.index);
         else ahead.push(pending);
       }
     }
     this.insertedAhead = ahead;
-    this.settleBarriers(lowest);
-  }
-
-  /** Resolves the reads whose appends are all in: everything below `lowest` (lowestUninsertedIndex). */
-  private settleBarriers(lowest: number): void {
-    for (const barrier of this.barriers) {
-      if (barrier.throughIndex >= lowest) continue;
-      this.barriers.delete(barrier);
-      barrier.resolve();
-    }
+    this.barriers.settle(lowest);
   }
 
   /**
@@ -403,7 +336,7 @@ export class GroupCommitLog implements IngestLog {
     const waitMaxMs = this.options.wal ? (this.options.loggedWaitMaxMs ?? 500) : (this.options.expectedWaitMaxMs ?? 150);
     const deadline = first.queuedAtMs + waitMaxMs;
     const commitPointsMax = this.options.commitPointsMax ?? 2_000_000;
-    while (this.expectedAppends > 0 && this.queuedPoints < commitPointsMax && this.barriers.size === 0 && !this.closed) {
+    while (this.expectedAppends > 0 && this.queuedPoints < commitPointsMax && this.barriers.waitingCount === 0 && !this.closed) {
       const waitMs = deadline - Date.now();
       if (waitMs <= 0) return;
       let timer: NodeJS.Timeout | undefined;
