@@ -3,15 +3,15 @@
 // refuses it and Node's encoder would silently turn it into U+FFFD. Both JSON bodies on the
 // event loop (api/json-body.ts) and the data point scanner here use this one test.
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Whether `text` holds a UTF-16 code unit that is half of a pair without its other half. */
+/**
+ * Whether `text` holds a UTF-16 code unit that is half of a pair without its other half
+ * (String.prototype.isWellFormed, ES2024: native, where a regular expression walks the text).
+ */
 export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
+  return !text.isWellFormed();
 }
 
 /** Whether `text` can be stored as PostgreSQL text: no U+0000 and no lone surrogate. */
 export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+  return !text.includes('\u0000') && text.isWellFormed();
 }
