@@ -27,6 +27,7 @@ import { isStreamedReply, sendStreamedReply } from './streamed-reply.ts';
 import { compileQuery, type QueryReader } from './query-schema.ts';
 import { guardUws } from './uws-guard.ts';
 import { compileValidator, type Validator } from './validation.ts';
+import { cdfErrorReply } from './cdf/cdf-errors.ts';
 
 export interface HttpDeps {
   config: Readonly<ServiceConfig>;
@@ -218,14 +219,16 @@ function takeInBody(mounted: MountedRoute, res: HttpResponse, head: RequestHead,
 }
 
 /** Answers (a streamed reply or a whole one), then counts and logs the request. */
-function reply(x: Exchange, deps: HttpDeps, answerWith: Reply | ErrorReply, closeConnection = false): void {
+function reply(x: Exchange, deps: HttpDeps, given: Reply | ErrorReply, closeConnection = false): void {
   const { res, state, head, mounted: { route } } = x;
+  const inForm = (failure: Reply | ErrorReply) => (route.errorForm === 'cdf' && failure.status >= 400 ? cdfErrorReply(failure) : failure);
+  const answerWith = isStreamedReply(given) ? given : inForm(given);
   // A streamed body left unread closes the connection (streamed-body.ts).
   const unread = x.bodyStream?.detach() ?? false;
   if (isStreamedReply(answerWith)) {
     void sendStreamedReply(res, answerWith, {
       requestId: head.requestId, clientGone: x.clientGone.signal, log: deps.log,
-      answerError: (error) => send(res, state, toErrorReply(error, deps.errorsBase), head.requestId, true),
+      answerError: (error) => send(res, state, inForm(toErrorReply(error, deps.errorsBase)), head.requestId, true),
     });
   } else answer(res, state, answerWith, head.requestId, unread ? x.bodyStream?.lingering() : x.reader, deps.log, closeConnection);
   const labels = { route: route.path, method: route.method, status: String(answerWith.status) };
@@ -365,6 +368,8 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
   app.any('/*', guardUws(deps.log, 'no route', answerNoRoute(deps.log), answerEscaped(deps.log)));
 }
 
+const CDF_PREFIX = '/api/v1/';
+
 /** The catch-all: 404 as JSON, naming the method and (at most 200 characters of) the path. */
 function answerNoRoute(log: Logger): (res: HttpResponse, req: HttpRequest) => void {
   return (res, req) => {
@@ -373,7 +378,8 @@ function answerNoRoute(log: Logger): (res: HttpResponse, req: HttpRequest) => vo
     const path = req.getUrl();
     const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, log) : undefined;
     const notFound = { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` } } };
-    answer(res, state, notFound, requestId, reader, log);
+    // Under CDF's prefix, CDF's error form (its SDKs read nothing else).
+    answer(res, state, path.startsWith(CDF_PREFIX) ? cdfErrorReply(notFound) : notFound, requestId, reader, log);
   };
 }
 

@@ -12,6 +12,7 @@ import { createDatapointPool } from '../workers/datapoint-pool.ts';
 import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
 import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
+import { cdfRoutes } from './cdf/cdf-routes.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { datapointRoutes } from './datapoints.ts';
 import { listenRoutes } from './datapoints-listen.ts';
@@ -54,6 +55,7 @@ export function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret
     routes.push(...fileRoutes(engine.files));
     routes.push(...subscriptionRoutes(engine.subscriptions));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
+    routes.push(...cdfRoutes(engine));
   }
   return routes;
 }

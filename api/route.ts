@@ -107,6 +107,11 @@ export interface Route<Body = any, Query = any> {
   query?: TObject;
   /** SPEC: GET /timeseries answers a bad query parameter with a plain-text 400, not the JSON error body. */
   queryErrorsAsText?: boolean;
+  /**
+   * The form of error bodies: SPEC's (problems.ts) unless set; 'cdf' answers every error of the
+   * route in CDF's form (api/cdf/cdf-errors.ts), statuses and headers unchanged.
+   */
+  errorForm?: 'cdf';
   responses: Record<number, ResponseSpec>;
   handle(ctx: RequestContext<Body, Query>): Promise<Reply>;
 }

@@ -1,0 +1,9 @@
+// The CDF surface: CDF's REST API under /api/v1/projects/{project}, thin route modules over the
+// same engine calls as SPEC's surface (docs/cdf.md lists what is served and how it differs).
+import type { Engine } from '../../engine/engine.ts';
+import type { Route } from '../route.ts';
+import { tokenInspectRoutes } from './token-inspect.ts';
+
+export function cdfRoutes(_engine: Engine): Route[] {
+  return [...tokenInspectRoutes()];
+}
