@@ -8,6 +8,8 @@ import t from 'tap';
 import { startTestServer } from '../testing/test-server.ts';
 import { cdfClient } from './testing/cdf-client.ts';
 
+type Capability = Record<string, { actions: string[]; scope: unknown }>;
+
 const srv = await startTestServer();
 t.teardown(() => srv.close());
 
@@ -24,11 +26,11 @@ t.test('token inspection through the SDK: subject, the one project, capabilities
   const org = srv.newTenant();
   const client = cdfClient(srv, { org });
   await client.authenticate();
-  const full = await client.get<{ subject: string; projects: { projectUrlName: string }[]; capabilities: Record<string, { actions: string[]; scope: unknown }>[] }>('/api/v1/token/inspect');
+  const full = await client.get('/api/v1/token/inspect') as { status: number; data: { subject: string; projects: { projectUrlName: string }[]; capabilities: Capability[] } };
   t.equal(full.status, 200);
   t.equal(full.data.subject, 'tester');
-  t.strictSame(full.data.projects.map((p) => p.projectUrlName), [org]);
-  const timeSeriesRead = full.data.capabilities.find((c) => c['timeSeriesAcl']?.actions.includes('READ'));
+  t.strictSame(full.data.projects.map((p: { projectUrlName: string }) => p.projectUrlName), [org]);
+  const timeSeriesRead = full.data.capabilities.find((c: Capability) => c['timeSeriesAcl']?.actions.includes('READ'));
   t.strictSame(timeSeriesRead?.['timeSeriesAcl']?.scope, { all: {} }, 'no datasets claim: every data set');
   t.strictSame(timeSeriesRead?.['projectScope'], { projects: [org] });
 
@@ -37,8 +39,8 @@ t.test('token inspection through the SDK: subject, the one project, capabilities
   const dataSetId = created.body.items[0].id as number;
   const limited = cdfClient(srv, { org, read: ['ds-a'], write: [] });
   await limited.authenticate();
-  const inspected = await limited.get<{ capabilities: Record<string, { actions: string[]; scope: unknown }>[] }>('/api/v1/token/inspect');
-  const scopes = (action: string) => inspected.data.capabilities.filter((c) => c['eventsAcl']?.actions.includes(action)).map((c) => c['eventsAcl']?.scope);
+  const inspected = await limited.get('/api/v1/token/inspect') as { data: { capabilities: Capability[] } };
+  const scopes = (action: string) => inspected.data.capabilities.filter((c: Capability) => c['eventsAcl']?.actions.includes(action)).map((c: Capability) => c['eventsAcl']?.scope);
   t.strictSame(scopes('READ'), [{ datasetScope: { ids: [dataSetId] } }], 'read grant by externalId resolved to its id');
   t.strictSame(scopes('WRITE'), [{ datasetScope: { ids: [] } }], 'no write grant');
 });

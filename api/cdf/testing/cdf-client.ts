@@ -1,5 +1,9 @@
 // Test fixture: the official @cognite/sdk client pointed at a test server, as a CDF user
 // configures it (appId, project, baseUrl, oidcTokenProvider), for one tenant and its grants.
+// @cognite/sdk 10.5's declarations re-export through extensionless paths ('./src/index'), which
+// NodeNext resolution cannot follow inside an ES module package, so the type checker sees no
+// exports; the runtime module is whole. Tests hold the client as CdfClient (any).
+// @ts-expect-error TS2305: see above
 import { CogniteClient } from '@cognite/sdk';
 import type { TestServer } from '../../testing/test-server.ts';
 
@@ -11,7 +15,10 @@ export interface CdfClientOptions {
   write?: (number | string)[];
 }
 
-export function cdfClient(srv: TestServer, opts: CdfClientOptions): CogniteClient {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CdfClient = any;
+
+export function cdfClient(srv: TestServer, opts: CdfClientOptions): CdfClient {
   const token = srv.token({ org: opts.org, read: opts.read, write: opts.write });
   return new CogniteClient({ appId: 'plantdata-tests', project: opts.project ?? opts.org, baseUrl: srv.url, oidcTokenProvider: async () => token });
 }
