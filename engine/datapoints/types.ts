@@ -101,11 +101,14 @@ export const AGGREGATE_NAMES = ['AVG', 'MIN', 'MAX', 'COUNT', 'SUM'] as const;
 export type AggregateName = (typeof AGGREGATE_NAMES)[number];
 
 export interface AggregateOptions {
-  /** Epoch ms; rounded down to the granularity (UTC-aligned buckets). */
+  /** Epoch ms; rounded down to the granularity's unit (in the time zone for hours and longer). */
   start: number;
   /** Epoch ms, exclusive: buckets starting before it are returned, each over all its points. */
   end: number;
-  granularity: Granularity;
+  /** A count of a unit, `1m`, `15m`, `2h`, `1d`, `1w`, `1mo`, `1q`, `1y`, ... (aggregate-grid.ts). */
+  granularity: Granularity | string;
+  /** An IANA name or a fixed offset (time-zone.ts); UTC when omitted. */
+  timeZone?: string;
   aggregates: readonly AggregateName[];
   /** Buckets per page, 1 to AGGREGATES_LIMIT_MAX. */
   limit: number;

@@ -66,12 +66,12 @@ function exactOrText(shape: FamilyShape, column: string, read: (c: string) => st
  * Rows of one rollup table (`table`: hourly or minute rows) in [start, end), as partials (a =
  * bucket, n/s/lo/hi = count, sum, min, max as text; exact types as scaled integers), with
  * `condition` AND-ed (generated from bound ranges: leaving out dirty ranges, answered from raw
- * points instead). `grouped`: folded to {granularity:Int64} buckets in the engine; else the
+ * points instead). `grouped`: folded to {granularity:Int64} buckets from {origin:Int64} in the engine; else the
  * rows themselves (no GROUP BY: ~1 ms less). Statements of several tables join with UNION ALL.
  */
 export function rollupBucketsSql(shape: FamilyShape, table: string, condition: string, grouped: boolean): string {
   const [n, s, lo, hi] = grouped ? ['sum(value_count)', 'sum(value_sum)', 'min(value_min)', 'max(value_max)'] : ['value_count', 'value_sum', 'value_min', 'value_max'];
-  const bucket = grouped ? 'bucket - positiveModulo(bucket, {granularity:Int64})' : 'bucket';
+  const bucket = grouped ? 'bucket - positiveModulo(bucket - {origin:Int64}, {granularity:Int64})' : 'bucket';
   return `SELECT toString(series_id) AS series, toString(${bucket}) AS a, toString(${n}) AS n,
   ${exactOrText(shape, s, shape.readSum)} AS s, ${exactOrText(shape, lo, shape.readMinMax)} AS lo, ${exactOrText(shape, hi, shape.readMinMax)} AS hi
 FROM ${table} FINAL
@@ -96,13 +96,13 @@ function rawAggregateColumns(shape: FamilyShape): string {
 }
 
 /**
- * Buckets of {granularity:Int64} ms from raw points inside the given ranges (generated
+ * Buckets of {granularity:Int64} ms from {origin:Int64} from raw points inside the given ranges (generated
  * `(tenant = .. AND series_id = .. AND ts >= .. AND ts < ..) OR ..`), as text like the context rows.
  */
 export function rawBucketsSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
-  return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
+  return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
 ${liveRawRows(shape, where(`(${ranges})`, shape.aggregateRowFilter), tombstones)}
-GROUP BY series_id, ts - positiveModulo(ts, {granularity:Int64})`;
+GROUP BY series_id, ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})`;
 }
 
 /** The last value columns as text (mixed: value, text, is_text), for one UNION shape. */
