@@ -14,6 +14,8 @@ import type { SeriesDirectory } from '../../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
 import { timed, type Metrics } from '../../metrics.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
+import { parseGranularity } from './aggregate-grid.ts';
+import { parseTimeZone } from './time-zone.ts';
 
 export interface ListDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
@@ -29,6 +31,7 @@ interface ListQuery {
   end?: number;
   aggregates?: AggregateName[];
   granularity?: string;
+  timeZone?: string;
   limit: number;
   cursor?: string;
 }
@@ -59,7 +62,7 @@ export async function listDatapoints(access: Access, request: DatapointListReque
     const q = queries[i] as ListQuery;
     return {
       series: targets[i] as SeriesTarget,
-      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
+      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, timeZone: q.timeZone, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
     };
   })));
   const aggregateByIndex = new Map(aggregateIndexes.map((index, k) => [index, aggregates[k]]));
@@ -80,9 +83,19 @@ function listQuery(item: DatapointListRequest['items'][number], top: DatapointLi
   const end = parseInstant(item.end ?? top.end, `items.${index}.end`);
   const aggregates = (item.aggregates ?? top.aggregates) as AggregateName[] | undefined;
   const granularity = item.granularity ?? top.granularity;
+  const timeZone = item.timeZone ?? top.timeZone;
   const problem = (message: string, field: string) => new BadRequestError(`items[${index}]: ${message}`, [{ field: `items.${index}.${field}`, index, message }]);
   if (granularity !== undefined && !aggregates) throw problem('granularity needs aggregates', 'granularity');
-  if (aggregates && granularity === undefined) throw problem('aggregates need a granularity (1m, 1h or 1d)', 'aggregates');
+  if (aggregates && granularity === undefined) throw problem('aggregates need a granularity (1m, 15m, 1h, 1d, 1w, 1mo, ...)', 'aggregates');
+  if (timeZone !== undefined && !aggregates) throw problem('timeZone needs aggregates', 'timeZone');
+  // The engine's parsers, so that a bad one is named by its item.
+  for (const [field, check] of [['granularity', () => granularity !== undefined && parseGranularity(granularity)], ['timeZone', () => parseTimeZone(timeZone)]] as const) {
+    try {
+      check();
+    } catch (error) {
+      throw problem(error instanceof Error ? error.message : `bad ${field}`, field);
+    }
+  }
   if (start !== undefined && end !== undefined && start > end) throw problem('start is after end', 'start');
   // No point lies outside the timestamp window, so bounds beyond it mean the window's edge
   // (a bound of -2^53 made the aggregate bucket arithmetic fail with a 500).
@@ -90,5 +103,5 @@ function listQuery(item: DatapointListRequest['items'][number], top: DatapointLi
   const limitMax = aggregates ? AGGREGATES_LIMIT_MAX : DATAPOINTS_LIMIT_MAX;
   const limit = item.limit ?? top.limit ?? DATAPOINTS_LIMIT_DEFAULT;
   if (limit > limitMax) throw problem(`limit is at most ${limitMax} here`, 'limit');
-  return { start: clamp(start), end: clamp(end), aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, limit, cursor: item.cursor };
+  return { start: clamp(start), end: clamp(end), aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, timeZone, limit, cursor: item.cursor };
 }
