@@ -244,7 +244,7 @@ async function bucketPartials(
   const readRollups = async (): Promise<readonly PartialRow[]> => {
     if (fromMinuteDays || range.base === 0) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
-    const key = rawRanges.size === 0 ? rollupKey(tenant, `${family}@${range.grid.origin}`, range.start, range.end, range.grid.cellMs, ids) : undefined;
+    const key = rawRanges.size === 0 ? rollupKey(tenant, family, range.start, range.end, range.grid.cellMs, range.grid.origin, ids) : undefined;
     const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
     if (cached) return cached;
     const params = new ColumnarParams();

@@ -55,13 +55,14 @@ interface Kept<T> { value: T; dependsOn: Dependencies; mark: number }
 const IDS = '(\\d+(?:,\\d+)*)';
 /** The key formats of the read modules, whole: tenant, then the series ids. */
 const KEY_FORMATS: readonly RegExp[] = [
-  new RegExp(`^([^\\u0000]+)\\u0000[a-z0-9]+:-?\\d+:-?\\d+:\\d+:${IDS}$`),
+  new RegExp(`^([^\\u0000]+)\\u0000[a-z0-9]+:-?\\d+:-?\\d+:\\d+:-?\\d+:${IDS}$`),
   new RegExp(`^latest\\u0000([^\\u0000]+)\\u0000[a-z0-9]+\\u0000${IDS}$`),
   /^raw\u0000([^\u0000]+)\u0000(\d+)\u0000[A-Z0-9]+\u0000-?\d+\u0000-?\d+\u0000\d+\u0000(?:true|false)$/,
 ];
 
-export function rollupKey(tenant: string, family: string, start: number, end: number, granularityMs: number, ids: readonly number[]): string {
-  return `${tenant}\u0000${family}:${start}:${end}:${granularityMs}:${ids.join(',')}`;
+/** Rows grouped to `granularityMs` cells counted from `origin` (aggregate-grid.ts BucketGrid). */
+export function rollupKey(tenant: string, family: string, start: number, end: number, granularityMs: number, origin: number, ids: readonly number[]): string {
+  return `${tenant}\u0000${family}:${start}:${end}:${granularityMs}:${origin}:${ids.join(',')}`;
 }
 
 export function latestKey(tenant: string, family: string, ids: readonly number[]): string {
