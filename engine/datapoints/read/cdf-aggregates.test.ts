@@ -73,3 +73,14 @@ t.test('string series, unknown names, bad granularities and zones are 400s', asy
   await t.rejects(store.cdfAggregate('bad', FLOAT, { ...options, granularity: '121s' }), { code: 'BadRequestError' }, 'granularity');
   await t.rejects(store.cdfAggregate('bad', FLOAT, { ...options, timeZone: 'Nowhere/Land' }), { code: 'BadRequestError' }, 'zone');
 });
+
+t.test('several series at once answer as one at a time, in request order', async (t) => {
+  const tenant = 'many';
+  const other: SeriesRef = { seriesId: 3, valueType: 'FLOAT' };
+  await write(tenant, FLOAT, [[T0, 1], [T0 + 20 * MINUTE, 4], [T0 + 70 * MINUTE, 2]]);
+  await write(tenant, other, [[T0 + 5 * MINUTE, 7], [T0 + 95 * MINUTE, -1]]);
+  const options = { start: T0, end: T0 + 2 * HOUR, granularity: '30m', timeZone: 'Europe/Oslo', aggregates: ['average', 'sum', 'totalVariation'] as CdfAggregateName[], isStep: false, limit: 10 };
+  const many = await store.cdfAggregateMany(tenant, [{ series: other, options }, { series: FLOAT, options: { ...options, isStep: true } }]);
+  t.strictSame(many, [await store.cdfAggregate(tenant, other, options), await store.cdfAggregate(tenant, FLOAT, { ...options, isStep: true })]);
+  t.equal(many[1]?.buckets.length, 2, 'the buckets holding points');
+});

@@ -169,44 +169,64 @@ function rawAggregates(p: Points, a: number, b: number, isStep: boolean, wanted:
   return out;
 }
 
-/**
- * CDF's aggregates of one numeric series. Throws BadRequestError for a bad granularity, time
- * zone or limit and for a TEXT series (CDF aggregates numeric series only).
- */
-export async function cdfAggregate(
-  store: ColumnarStore, tenant: string, series: SeriesRef, options: CdfAggregateOptions, cache?: ReadContextCache,
-): Promise<CdfAggregateResult> {
+export interface CdfAggregateRequest {
+  series: SeriesRef;
+  options: CdfAggregateOptions;
+}
+
+function validate({ series, options }: CdfAggregateRequest): void {
   if (series.valueType === 'TEXT') {
     throw new BadRequestError('string time series cannot be aggregated', [{ field: 'aggregates', message: 'needs a numeric time series', value: [...options.aggregates] }]);
   }
   const unknown = options.aggregates.filter((name) => !(CDF_AGGREGATES as readonly string[]).includes(name));
   if (unknown.length > 0) throw new BadRequestError(`unknown aggregates: ${unknown.join(', ')}`, [{ field: 'aggregates', message: 'not a CDF aggregate', value: unknown }]);
-  const wanted = new Set(options.aggregates);
-  const fromRollups = [...wanted].flatMap((name) => FROM_ROLLUPS[name] ?? []);
-  // COUNT always: it tells which buckets hold a point.
-  const rollupNames: AggregateName[] = [...new Set<AggregateName>(['COUNT', ...fromRollups])];
-  const request = { series, options: { start: options.start, end: options.end, granularity: options.granularity, timeZone: options.timeZone, aggregates: rollupNames, limit: options.limit, cursor: options.cursor } };
-  const range = aggregateRange(request);
-  const [page] = await aggregateMany(store, tenant, [request], cache);
-  if (!page || !range) return { buckets: [] };
-  const buckets: CdfAggregateBucket[] = page.buckets.map((bucket) => {
-    const out: CdfAggregateBucket = { timestamp: bucket.timestampMs };
-    if (wanted.has('count')) out.count = bucket.count;
-    if (wanted.has('sum') && bucket.sum !== undefined) out.sum = numberOf(series, bucket.sum);
-    if (wanted.has('min') && bucket.min !== undefined) out.min = numberOf(series, bucket.min);
-    if (wanted.has('max') && bucket.max !== undefined) out.max = numberOf(series, bucket.max);
-    return out;
+}
+
+/**
+ * CDF's aggregates of several numeric series, in request order: the rollup halves of all of
+ * them in the statements SPEC's aggregate reads share (items alike: one statement), then the
+ * raw halves per series. Throws BadRequestError for a bad granularity, time zone or limit and
+ * for a TEXT series (CDF aggregates numeric series only).
+ */
+export async function cdfAggregateMany(
+  store: ColumnarStore, tenant: string, requests: readonly CdfAggregateRequest[], cache?: ReadContextCache,
+): Promise<CdfAggregateResult[]> {
+  requests.forEach(validate);
+  const rollupRequests = requests.map(({ series, options }) => {
+    // COUNT always: it tells which buckets hold a point.
+    const names = new Set<AggregateName>(['COUNT', ...options.aggregates.flatMap((name) => FROM_ROLLUPS[name] ?? [])]);
+    return { series, options: { start: options.start, end: options.end, granularity: options.granularity, timeZone: options.timeZone, aggregates: [...names], limit: options.limit, cursor: options.cursor } };
   });
-  const rawWanted = [...wanted].filter((name) => FROM_ROLLUPS[name] === undefined);
-  const first = buckets[0];
-  const last = buckets[buckets.length - 1];
-  if (rawWanted.length > 0 && first && last) {
-    const points = await pointsAround(store, tenant, series, first.timestamp, bucketEndOf(range.grid, last.timestamp), cache);
-    for (const bucket of buckets) {
-      Object.assign(bucket, rawAggregates(points, bucket.timestamp, bucketEndOf(range.grid, bucket.timestamp), options.isStep, new Set(rawWanted)));
+  const grids = rollupRequests.map((request) => aggregateRange(request)?.grid);
+  const pages = await aggregateMany(store, tenant, rollupRequests, cache);
+  return Promise.all(requests.map(async ({ series, options }, index) => {
+    const page = pages[index];
+    const grid = grids[index];
+    if (!page || !grid) return { buckets: [] };
+    const wanted = new Set(options.aggregates);
+    const buckets: CdfAggregateBucket[] = page.buckets.map((bucket) => {
+      const out: CdfAggregateBucket = { timestamp: bucket.timestampMs };
+      if (wanted.has('count')) out.count = bucket.count;
+      if (wanted.has('sum') && bucket.sum !== undefined) out.sum = numberOf(series, bucket.sum);
+      if (wanted.has('min') && bucket.min !== undefined) out.min = numberOf(series, bucket.min);
+      if (wanted.has('max') && bucket.max !== undefined) out.max = numberOf(series, bucket.max);
+      return out;
+    });
+    const rawWanted = new Set([...wanted].filter((name) => FROM_ROLLUPS[name] === undefined));
+    const first = buckets[0];
+    const last = buckets[buckets.length - 1];
+    if (rawWanted.size > 0 && first && last) {
+      const points = await pointsAround(store, tenant, series, first.timestamp, bucketEndOf(grid, last.timestamp), cache);
+      for (const bucket of buckets) Object.assign(bucket, rawAggregates(points, bucket.timestamp, bucketEndOf(grid, bucket.timestamp), options.isStep, rawWanted));
     }
-  }
-  return page.nextCursor === undefined ? { buckets } : { buckets, nextCursor: page.nextCursor };
+    return page.nextCursor === undefined ? { buckets } : { buckets, nextCursor: page.nextCursor };
+  }));
+}
+
+export async function cdfAggregate(
+  store: ColumnarStore, tenant: string, series: SeriesRef, options: CdfAggregateOptions, cache?: ReadContextCache,
+): Promise<CdfAggregateResult> {
+  return (await cdfAggregateMany(store, tenant, [{ series, options }], cache))[0] as CdfAggregateResult;
 }
 
 /** Numbers as JSON writes them; non-finite ones (never produced from finite points) as null. */
