@@ -125,10 +125,14 @@ function rawAggregates(p: Points, a: number, b: number, isStep: boolean, wanted:
   const t = (i: number) => p.ts[i] as number;
   const v = (i: number) => p.v[i] as number;
   if (wanted.has('discreteVariance')) {
-    let [s, s2] = [0, 0];
-    for (let i = first; i <= last; i++) [s, s2] = [s + v(i), s2 + v(i) * v(i)];
+    // Two passes (the mean, then squared deviations): no cancellation of large squares.
     const n = last - first + 1;
-    out.discreteVariance = Math.max(0, s2 / n - (s / n) ** 2);
+    let sum = 0;
+    for (let i = first; i <= last; i++) sum += v(i);
+    const mean = sum / n;
+    let deviations = 0;
+    for (let i = first; i <= last; i++) deviations += (v(i) - mean) ** 2;
+    out.discreteVariance = deviations / n;
   }
   // The value at the bucket's start, stepwise and interpolated.
   const stepAt = t(first) === a ? v(first) : prev !== undefined ? v(prev) : undefined;
@@ -152,19 +156,25 @@ function rawAggregates(p: Points, a: number, b: number, isStep: boolean, wanted:
   } else if (next !== undefined && t(next) - b <= NEIGHBOUR_MS_MAX) {
     [xs[xs.length], ys[ys.length]] = [b, lerp(t(last), v(last), t(next), v(next), b)];
   }
-  let [integral, squares, variation] = [0, 0, 0];
+  let [integral, variation] = [0, 0];
   for (let k = 0; k + 1 < xs.length; k++) {
     const [x0, y0, x1, y1] = [xs[k] as number, ys[k] as number, xs[k + 1] as number, ys[k + 1] as number];
-    const w = x1 - x0;
-    if (isStep) [integral, squares] = [integral + w * y0, squares + w * y0 * y0];
-    else [integral, squares] = [integral + (w * (y0 + y1)) / 2, squares + (w * (y0 * y0 + y0 * y1 + y1 * y1)) / 3];
+    integral += isStep ? (x1 - x0) * y0 : ((x1 - x0) * (y0 + y1)) / 2;
     // Stepwise, f at the bucket's end is the last value held (no jump counted there).
     variation += Math.abs(y1 - y0);
   }
   const span = (xs[xs.length - 1] as number) - (xs[0] as number);
   const mean = span > 0 ? integral / span : (ys[0] as number);
   if (wanted.has('average')) out.average = mean;
-  if (wanted.has('continuousVariance')) out.continuousVariance = span > 0 ? Math.max(0, squares / span - mean * mean) : 0;
+  if (wanted.has('continuousVariance')) {
+    // (1/L)∫f² − ((1/L)∫f)² as (1/L)∫(f − mean)²: the same value without cancelling large squares.
+    let deviations = 0;
+    for (let k = 0; k + 1 < xs.length; k++) {
+      const [p, q] = [(ys[k] as number) - mean, (isStep ? (ys[k] as number) : (ys[k + 1] as number)) - mean];
+      deviations += ((xs[k + 1] as number) - (xs[k] as number)) * (p * p + p * q + q * q) / 3;
+    }
+    out.continuousVariance = span > 0 ? deviations / span : 0;
+  }
   if (wanted.has('totalVariation')) out.totalVariation = variation;
   return out;
 }
