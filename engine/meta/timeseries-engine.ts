@@ -10,7 +10,7 @@ import type { PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { TIMESERIES_LIST_LIMIT_DEFAULT, TIMESERIES_SEARCH_LIMIT_DEFAULT } from '../limits.ts';
 import type { TableStats } from './table-stats.ts';
 import { filterTimeSeriesJson, getTimeSeries, searchTimeSeries, timeSeriesByIdsJson } from './timeseries-read.ts';
-import { pageJson } from './timeseries-rows.ts';
+import { pageJson, toTimeSeries } from './timeseries-rows.ts';
 import { createTimeSeries, deleteTimeSeries, updateTimeSeries } from './timeseries-write.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { SeriesDirectory } from './series-directory.ts';
@@ -62,11 +62,11 @@ export function bindTimeSeriesEngine(deps: TimeSeriesEngineDeps): TimeSeriesEngi
       await quotas.chargeNodes(access.tenant, items.length);
       const created = await createTimeSeries(relational, access, items, deps.policies);
       nodeStats.noteWrites(created.length);
-      return created;
+      return created.map(toTimeSeries);
     },
     async update(access, items) {
       try {
-        return await updateTimeSeries(relational, access, items, deps.policies);
+        return (await updateTimeSeries(relational, access, items, deps.policies)).map(toTimeSeries);
       } finally {
         deps.series.forgetTenant(access.tenant);
       }

@@ -1,7 +1,7 @@
 import { jsonObjectText } from '../records/json-text.sql.ts';
 
 /** The node columns every NodeRow reads (see timeseries-rows.ts). */
-export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, labels, metadata, source, value_type, unit, unit_external_id, created_time, last_updated_time';
+export const NODE_COLUMNS = 'id, external_id, name, description, data_set_id, labels, metadata, source, value_type, unit, unit_external_id, is_step, created_time, last_updated_time';
 
 /**
  * The API record built by PostgreSQL as JSON text (same fields as toTimeSeries, absent

@@ -14,6 +14,8 @@ export interface NodeRow {
   value_type: string | null;
   unit: string | null;
   unit_external_id: string | null;
+  /** Time series only: stepwise rather than linear; not part of SPEC's record (see toTimeSeries). */
+  is_step: boolean;
   created_time: number;
   last_updated_time: number;
 }
