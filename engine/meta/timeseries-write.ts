@@ -2,7 +2,7 @@
 // transaction, all-or-nothing, with SPEC's 400 / 403 / 409 / 422 cases checked before any
 // row is written.
 import type { TimeSeriesCreate, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
-import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
+import { BadRequestError, ConflictError, DuplicateError, NotFoundError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
 import { assertCanWrite, type Access } from '../grants/access.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -19,6 +19,36 @@ import {
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * How a batch's identifiers are judged beyond SPEC's rules (the CDF surface sets them).
+ * `refuseRepeats`: an identifier the batch names twice is a 422 listing it (UnprocessableError
+ * `duplicated`). `listMissing`: an unknown or unreadable one is a NotFoundError listing it,
+ * where SPEC's surface answers a 400 naming the field (update) or skips it (delete).
+ */
+export interface IdentifierRules {
+  /** @default false */
+  refuseRepeats?: boolean;
+  /** @default false */
+  listMissing?: boolean;
+}
+
+/** The identifiers a batch names more than once, each once. */
+export function repeatedIdentifiers(identifiers: readonly { id?: number; externalId?: string }[]): Identifier[] {
+  const seen = new Set<string>();
+  const repeated = new Map<string, Identifier>();
+  for (const identifier of identifiers) {
+    const key = identifier.externalId !== undefined ? `e:${identifier.externalId}` : `i:${identifier.id}`;
+    if (seen.has(key)) repeated.set(key, identifier.externalId !== undefined ? { externalId: identifier.externalId } : { id: identifier.id as number });
+    seen.add(key);
+  }
+  return [...repeated.values()];
+}
+
+function assertNoRepeats(identifiers: readonly { id?: number; externalId?: string }[]): void {
+  const repeated = repeatedIdentifiers(identifiers);
+  if (repeated.length > 0) throw new UnprocessableError(`Identifiers repeated in one request: ${repeated.map((r) => r.externalId ?? r.id).join(', ')}`, [], repeated);
+}
 
 /**
  * What a create may carry beyond SPEC's fields: `isStep` (stepwise rather than linear; false
@@ -53,8 +83,9 @@ type Policies = Pick<PolicyEvaluator, 'evaluate'>;
 const governed = (row: NodeRow, path: string, changed?: ReadonlySet<'name' | 'externalId' | 'description'>) =>
   ({ id: row.id, externalId: row.external_id, name: row.name ?? '', description: row.description, dataSetId: row.data_set_id, path, ...(changed ? { changed } : {}) });
 
-export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreateInput[], policies: Policies, now = Date.now()): Promise<NodeRow[]> {
+export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreateInput[], policies: Policies, rules: IdentifierRules = {}, now = Date.now()): Promise<NodeRow[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items.map((i) => ({ externalId: i.externalId })));
   const unitProblems = items.flatMap((item, index) => checkUnitFields(item, `items.${index}`, index));
   if (unitProblems.length > 0) throw new BadRequestError(`Unknown unit: ${unitProblems.map((p) => p.value).join(', ')}`, unitProblems);
   assertCanWrite(access, items.map((i) => i.dataSetId), 'time series create');
@@ -109,8 +140,9 @@ const TIMESERIES_UPDATE_RULES: UpdateRules = {
   isStep: { shape: 'scalar', required: true },
 };
 
-export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateInput[], policies: Policies, now = Date.now()): Promise<NodeRow[]> {
+export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateInput[], policies: Policies, rules: IdentifierRules = {}, now = Date.now()): Promise<NodeRow[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items);
   const problems = items.flatMap((item, index) => [
     ...(item.id === undefined && item.externalId === undefined ? [{ field: `items.${index}`, index, message: 'needs an id or an externalId' }] : []),
     ...updateVerbProblems(item.update, TIMESERIES_UPDATE_RULES, `items.${index}.update`, index),
@@ -121,6 +153,7 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
     return await store.transaction(async (tx) => {
       const resolved = await lookupNodes(tx, tenant, 'timeseries', items.map(identifierOf), true, { visible: (row) => canReadRow(access, row) });
       const missing = resolved.filter((r) => !r.row || !canReadRow(access, r.row));
+      if (missing.length > 0 && rules.listMissing) throw missingError(missing.map((m) => m.identifier));
       if (missing.length > 0) {
         throw new BadRequestError(`Time series not found: ${missing.map((m) => m.identifier.externalId ?? m.identifier.id).join(', ')}`,
           missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'not found', value: m.identifier.externalId ?? m.identifier.id })));
@@ -184,6 +217,12 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
   }
 }
 
+/** Unknown and unreadable series alike, as the request named them. */
+function missingError(identifiers: { id?: number; externalId?: string }[]): NotFoundError {
+  const missing = identifiers.map((i): Identifier => (i.externalId !== undefined ? { externalId: i.externalId } : { id: i.id as number }));
+  return new NotFoundError(`Time series not found: ${missing.map((m) => m.externalId ?? m.id).join(', ')}`, missing);
+}
+
 function canReadRow(access: Access, row: NodeRow): boolean {
   return row.data_set_id === null || access.readable === null || access.readable.has(row.data_set_id);
 }
@@ -193,13 +232,16 @@ function canReadRow(access: Access, row: NodeRow): boolean {
  * relationship is refused with 400 naming it. Returns the deleted ids, whose points the caller
  * purges in the background (SPEC lifecycle: unreachable at once, purged asynchronously).
  */
-export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[], graph: Pick<GraphGuard, 'lock'>): Promise<number[]> {
+export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[], graph: Pick<GraphGuard, 'lock'>, rules: IdentifierRules = {}): Promise<number[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(identifiers);
   return store.transaction(async (tx) => {
     // Serialised with the tenant's graph writes: an edge created from the series meanwhile
     // would otherwise survive it, pointing from a deleted node.
     await graph.lock(tx, tenant);
     const resolved = await lookupNodes(tx, tenant, 'timeseries', identifiers, true, { visible: (row) => canReadRow(access, row) });
+    const missing = resolved.filter((r) => !r.row || !canReadRow(access, r.row));
+    if (missing.length > 0 && rules.listMissing) throw missingError(missing.map((m) => m.identifier));
     const rows = resolved.flatMap((r) => (r.row && canReadRow(access, r.row) ? [r.row] : []));
     if (rows.length === 0) return [];
     assertCanWrite(access, rows.map((r) => r.data_set_id), 'time series delete');
