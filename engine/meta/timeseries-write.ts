@@ -3,12 +3,15 @@
 // row is written.
 import type { TimeSeriesCreate, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
 import { BadRequestError, ConflictError, DuplicateError, NotFoundError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
+
+export type { IdentifierRules };
 import { assertCanWrite, type Access } from '../grants/access.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphGuard } from '../graph/graph-guard.ts';
 import { governedFieldsWritten, type PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { duplicatedExternalIds } from './external-ids.ts';
+import { assertNoRepeats, type IdentifierRules } from '../records/repeated-identifiers.ts';
 import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
 import type { NodeRow } from './timeseries-rows.ts';
@@ -19,36 +22,6 @@ import {
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
-
-/**
- * How a batch's identifiers are judged beyond SPEC's rules (the CDF surface sets them).
- * `refuseRepeats`: an identifier the batch names twice is a 422 listing it (UnprocessableError
- * `duplicated`). `listMissing`: an unknown or unreadable one is a NotFoundError listing it,
- * where SPEC's surface answers a 400 naming the field (update) or skips it (delete).
- */
-export interface IdentifierRules {
-  /** @default false */
-  refuseRepeats?: boolean;
-  /** @default false */
-  listMissing?: boolean;
-}
-
-/** The identifiers a batch names more than once, each once. */
-export function repeatedIdentifiers(identifiers: readonly { id?: number; externalId?: string }[]): Identifier[] {
-  const seen = new Set<string>();
-  const repeated = new Map<string, Identifier>();
-  for (const identifier of identifiers) {
-    const key = identifier.externalId !== undefined ? `e:${identifier.externalId}` : `i:${identifier.id}`;
-    if (seen.has(key)) repeated.set(key, identifier.externalId !== undefined ? { externalId: identifier.externalId } : { id: identifier.id as number });
-    seen.add(key);
-  }
-  return [...repeated.values()];
-}
-
-function assertNoRepeats(identifiers: readonly { id?: number; externalId?: string }[]): void {
-  const repeated = repeatedIdentifiers(identifiers);
-  if (repeated.length > 0) throw new UnprocessableError(`Identifiers repeated in one request: ${repeated.map((r) => r.externalId ?? r.id).join(', ')}`, [], repeated);
-}
 
 /**
  * What a create may carry beyond SPEC's fields: `isStep` (stepwise rather than linear; false
