@@ -38,7 +38,9 @@ export function cdfTimeMs(value: number | string | undefined, nowMs: number, fie
   const relative = RELATIVE.exec(value);
   if (!relative) throw badField(field, 'must be epoch milliseconds, `now`, or `<n><s|m|h|d|w>-ago` / `-ahead`', value);
   const offset = Number(relative[1]) * (UNIT_MS[relative[2] as string] as number);
-  return relative[3] === 'ago' ? nowMs - offset : nowMs + offset;
+  const ms = relative[3] === 'ago' ? nowMs - offset : nowMs + offset;
+  if (!Number.isSafeInteger(ms)) throw badField(field, 'is too far from now', value);
+  return ms;
 }
 
 /** Fields of CDF's requests this service cannot carry: a 400 naming the first one sent. */

@@ -5,6 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DatapointLatestRequest } from '../../../schemas/datapoints.ts';
 import type { Identifier } from '../../errors.ts';
 import type { Access } from '../../grants/access.ts';
+import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../../limits.ts';
 import type { DatapointStore } from '../datapoint-store.ts';
 import { unknownSeriesError } from '../unknown-series.ts';
 import { identifierOf } from '../../records/identifiers.ts';
@@ -68,7 +69,9 @@ export async function latestDatapoints(access: Access, request: LatestDatapoints
 async function latestBeforeJson(access: Access, target: SeriesTarget, point: LatestPoint | undefined, before: number | undefined, deps: LatestDatapointsDeps): Promise<Uint8Array | Uint8Array[]> {
   if (!point) return rawItemFromJson(target, new Uint8Array(0), undefined, 'cdf');
   if (before === undefined || point.timestampMs < before) return rawItemJson(target, latestPointColumns(target, point.timestampMs, point.value), undefined, 'cdf');
-  const page = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawJson(access.tenant, target, { end: before, limit: 1, form: 'cdf' }));
+  // No point lies outside the timestamp window: a bound beyond it is the window's edge.
+  const end = Math.min(Math.max(before, TIMESTAMP_MS_MIN), TIMESTAMP_MS_MAX + 1);
+  const page = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawJson(access.tenant, target, { end, limit: 1, form: 'cdf' }));
   return rawItemFromJson(target, page.datapoints, undefined, 'cdf');
 }
 
