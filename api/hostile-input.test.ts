@@ -371,14 +371,16 @@ function textProblemOf(op: Operation, answer: Answer, kind: HostileText['kind'],
   if (kind === 'nul' && (where === 'query' || strictBody) && answer.status < 400) return `status ${answer.status}: a NUL accepted`;
   if (kind === 'surrogate' && strictBody) {
     if (answer.status !== 400) return `status ${answer.status}, not 400: ${answer.text.slice(0, 200)}`;
-    const fields = body?.error?.fields?.map((f) => f.field) ?? [];
     // A key is named by the object that holds it.
     const expected = field === '(key)' ? '(body)' : field.replace(/\.\(key\)$/, '');
-    // CDF's error body has no `fields`: its message names the path (the body itself as "request body").
+    // CDF's error body has no `fields` (api/cdf/cdf-errors.ts): its message names the path (the body itself as "request body").
     if (op.route?.errorForm === 'cdf') {
       const message = body?.error?.message ?? '';
       if (!message.includes(expected === '(body)' ? 'request body' : expected)) return `400 whose message does not name ${expected}: ${message}`;
-    } else if (!fields.includes(expected)) return `400 naming ${JSON.stringify(fields)}, not ${expected}`;
+    } else {
+      const fields = body?.error?.fields?.map((f) => f.field) ?? [];
+      if (!fields.includes(expected)) return `400 naming ${JSON.stringify(fields)}, not ${expected}`;
+    }
   }
   return undefined;
 }
@@ -453,7 +455,7 @@ t.test('oversized bodies sent by fetch: the 413 and its limitBytes are read', as
     });
     const body = await res.json() as { limitBytes?: number; error?: { message?: string } };
     t.equal(res.status, 413, `${op.method.toUpperCase()} ${op.path}: 413`);
-    // CDF's error body carries the limit in its message (the SDKs read nothing else).
+    // CDF's error body has no limitBytes (api/cdf/cdf-errors.ts): its message names the limit.
     if (op.route?.errorForm === 'cdf') t.match(body.error?.message, String(limit), `${op.method.toUpperCase()} ${op.path}: the limit ${limit} in the message`);
     else t.equal(body.limitBytes, limit, `${op.method.toUpperCase()} ${op.path}: limitBytes ${limit}`);
   }

@@ -2,10 +2,14 @@
 // same engine calls as SPEC's surface (docs/cdf.md lists what is served and how it differs).
 import type { Engine } from '../../engine/engine.ts';
 import type { Route } from '../route.ts';
+import { cdfDatapointRoutes } from './datapoints.ts';
 import { cdfDataSetRoutes } from './datasets.ts';
 import { cdfTimeSeriesRoutes } from './timeseries.ts';
 import { tokenInspectRoutes } from './token-inspect.ts';
 
 export function cdfRoutes(engine: Engine): Route[] {
-  return [...tokenInspectRoutes(), ...cdfTimeSeriesRoutes(engine.timeseries), ...cdfDataSetRoutes(engine.datasets, engine.labels)];
+  return [
+    ...tokenInspectRoutes(), ...cdfTimeSeriesRoutes(engine.timeseries), ...cdfDataSetRoutes(engine.datasets, engine.labels),
+    ...cdfDatapointRoutes(engine.datapoints),
+  ];
 }

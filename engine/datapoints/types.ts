@@ -77,6 +77,12 @@ export interface SeriesRef {
   valueType: ValueType;
 }
 
+/**
+ * The JSON form a read answers in: SPEC's (values as exact decimal strings, `valueType`) or
+ * CDF's (api/cdf: numeric values as JSON numbers, text as strings, `isString` and `isStep`).
+ */
+export type DatapointForm = 'spec' | 'cdf';
+
 export interface RawReadOptions {
   /** Inclusive, epoch ms. Omitted (with or without end): the most recent `limit` points before end. */
   start?: number;
@@ -86,6 +92,8 @@ export interface RawReadOptions {
   limit: number;
   /** nextCursor of the previous page of the same request. */
   cursor?: string;
+  /** The form of the point JSON readRawJson writes (readRaw ignores it). @default 'spec' */
+  form?: DatapointForm;
 }
 
 export interface RawReadResult {

@@ -6,6 +6,7 @@
 // covering tombstone's is dead; the rule is monotonic in version, so filtering before or after
 // FINAL's dedup gives the same rows. Tenant leads every WHERE; names come from families.ts only.
 import type { TombstoneForm } from './series-context.ts';
+import type { DatapointForm } from '../types.ts';
 import { FAMILY_SHAPES, type Family, type FamilyShape } from '../tables/families.ts';
 
 /** The bound tombstones as rows (disjoint per series, datapoint-read-context.ts bindTombstones). */
@@ -173,7 +174,23 @@ const VALUE_JSON: Readonly<Record<Family, string>> = {
 };
 
 /**
- * One raw page as JSON text (RawBLOB): each point `,{"timestamp":..,"value":".."}`, ascending,
+ * The JSON value of a raw point per family in CDF's form: numbers as JSON numbers (the same
+ * digits as SPEC's strings, without the quotes), text as JSON strings.
+ */
+const VALUE_JSON_CDF: Readonly<Record<Family, string>> = {
+  float: floatText('value'),
+  int: 'toString(value)',
+  numeric: 'toString(value)',
+  decimal32: 'toString(value)',
+  text: 'toJSONString(value)',
+  mixed: `if(is_text = 1, toJSONString(text), ${floatText('value')})`,
+};
+
+const VALUE_JSON_OF_FORM: Readonly<Record<DatapointForm, Readonly<Record<Family, string>>>> = { spec: VALUE_JSON, cdf: VALUE_JSON_CDF };
+
+/**
+ * One raw page as JSON text (RawBLOB): each point `,{"timestamp":..,"value":".."}` (`form`
+ * 'cdf': numbers unquoted), ascending,
  * formatted by the engine (shortest round-trip floats, exact integers and decimals). The page
  * reads {fetch} = {limit} + 1 points; the one past the page comes out as `\n<ts>` instead,
  * last when ascending and first when descending, so the caller knows a next page exists and
@@ -184,8 +201,8 @@ const VALUE_JSON: Readonly<Record<Family, string>> = {
  * function and faster than the parallel read here (bench Q3: 25 -> 16 ms). Descending pages
  * are turned around for the answer, and row_number over an explicit order numbers them.
  */
-export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
-  const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON[shape.family]}, '}')`;
+export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, form: DatapointForm = 'spec'): string {
+  const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON_OF_FORM[form][shape.family]}, '}')`;
   const page = `SELECT ts, ${shape.rawValueColumns.join(', ')}
     ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
     ORDER BY ts ${order}
