@@ -47,6 +47,11 @@ t.test('retrieve: defaults, top-level fields under item fields', async (t) => {
   t.strictSame(listRequestFromCdf({ items: [{ externalId: 'a' }] }, NOW), { items: [{ externalId: 'a', start: 0, end: NOW, limit: 100, includeOutsidePoints: false }], ignoreUnknownIds: false });
 });
 
+t.test('retrieve: aggregates, granularity and timeZone go to the engine as CDF sent them, item over top level', async (t) => {
+  const request = listRequestFromCdf({ items: [{ externalId: 'a', aggregates: ['average', 'stepInterpolation'] }, { externalId: 'b', timeZone: 'UTC' }], aggregates: ['count'], granularity: '15m', timeZone: 'Europe/Oslo' }, NOW);
+  t.strictSame(request.items.map((i) => [i.aggregates, i.granularity, i.timeZone]), [[['average', 'stepInterpolation'], '15m', 'Europe/Oslo'], [['count'], '15m', 'UTC']]);
+});
+
 t.test('retrieve: what is not served is a 400 naming it', async (t) => {
   const refused = (body: Parameters<typeof listRequestFromCdf>[0], field: string) => {
     try {
@@ -57,8 +62,6 @@ t.test('retrieve: what is not served is a 400 naming it', async (t) => {
       t.strictSame((error as BadRequestError).fields.map((f) => f.field), [field], field);
     }
   };
-  refused({ items: [{ externalId: 'a', aggregates: ['average'], granularity: '1h' }] }, 'items.0.aggregates');
-  refused({ items: [{ externalId: 'a' }, { externalId: 'b' }], aggregates: ['count'] }, 'items.0.aggregates');
   refused({ items: [{ instanceId: { space: 's', externalId: 'x' } }] }, 'items.0.instanceId');
   refused({ items: [{ externalId: 'a', targetUnit: 'temperature:deg_f' }] }, 'items.0.targetUnit');
   refused({ items: [{ externalId: 'a' }], targetUnitSystem: 'Imperial' }, 'targetUnitSystem');

@@ -52,22 +52,14 @@ function refuseUnserved(item: object, prefix: string): void {
   }
 }
 
-/**
- * Items asking for aggregates: the one place that answers them. Not served on this surface
- * yet, so a 400 naming `aggregates`; the aggregate path of the engine wires in here.
- */
-export function refuseCdfAggregates(index: number): never {
-  throw badField(`items.${index}.aggregates`, 'aggregates are not served on the CDF surface yet; ask for raw data points');
-}
-
 /** CDF's retrieve as the engine's list request: each item with its own bounds, limit and options. */
 export function listRequestFromCdf(body: CdfDatapointListRequest, nowMs: number): ListDatapointsRequest {
   refuseUnserved(body, '');
   const items = body.items.map((item, index): ListDatapointsItem => {
     refuseUnserved(item, `items.${index}.`);
     const aggregates = item.aggregates ?? body.aggregates;
-    if (aggregates !== undefined) refuseCdfAggregates(index);
     const granularity = item.granularity ?? body.granularity;
+    const timeZone = item.timeZone ?? body.timeZone;
     return {
       ...(item.id !== undefined ? { id: item.id } : {}),
       ...(item.externalId !== undefined ? { externalId: item.externalId } : {}),
@@ -75,8 +67,11 @@ export function listRequestFromCdf(body: CdfDatapointListRequest, nowMs: number)
       end: cdfTimeMs(item.end ?? body.end, nowMs, `items.${index}.end`) ?? nowMs,
       limit: item.limit ?? body.limit ?? CDF_RAW_LIMIT_DEFAULT,
       ...(item.cursor !== undefined ? { cursor: item.cursor } : {}),
-      // Passed on so the engine answers a granularity without aggregates with its 400.
+      // CDF's names go to the engine as they are (the list's CDF form reads them as CDF's);
+      // a granularity or time zone without aggregates is the engine's 400.
+      ...(aggregates !== undefined ? { aggregates: aggregates as unknown as ListDatapointsItem['aggregates'] } : {}),
       ...(granularity !== undefined ? { granularity: granularity as ListDatapointsItem['granularity'] } : {}),
+      ...(timeZone !== undefined ? { timeZone: timeZone as ListDatapointsItem['timeZone'] } : {}),
       includeOutsidePoints: item.includeOutsidePoints ?? body.includeOutsidePoints ?? false,
     };
   });

@@ -120,8 +120,8 @@ t.test('retrieve: per-item over top-level options, CDF defaults, relative times,
   const overCap = await sdkFailure(retrieve(client, { items: [{ externalId: 'a', limit: 60_000 }, { externalId: 'b', limit: 40_001 }] }));
   t.equal(overCap?.status, 400, 'over 100 000 raw points over all items');
   t.match(overCap?.message, /100000/);
-  const aggregates = await sdkFailure(retrieve(client, { items: [{ externalId: 'a' }], aggregates: ['average'], granularity: '1h' }));
-  t.equal(aggregates?.status, 400);
+  const aggregates = await sdkFailure(retrieve(client, { items: [{ externalId: 'a' }], aggregates: ['avg'], granularity: '1h' }));
+  t.equal(aggregates?.status, 400, 'SPEC\'s aggregate names are not CDF\'s');
   t.match(aggregates?.message, /aggregates/);
   const instance = await sdkFailure(retrieve(client, { items: [{ instanceId: { space: 's', externalId: 'x' } }] }));
   t.equal(instance?.status, 400);

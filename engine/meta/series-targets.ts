@@ -12,6 +12,8 @@ export interface SeriesTarget {
   externalId: string;
   valueType: ValueType;
   dataSetId: number | null;
+  /** Stepwise rather than linear between points (CDF's isStep); absent reads as false. */
+  isStep?: boolean;
 }
 
 export interface ResolvedTargets {
@@ -30,7 +32,7 @@ export async function resolveSeriesTargets(directory: SeriesDirectory, access: A
 }
 
 function toTarget(row: SeriesKeyRow): SeriesTarget {
-  return { seriesId: row.id, externalId: row.external_id, valueType: row.value_type as ValueType, dataSetId: row.data_set_id };
+  return { seriesId: row.id, externalId: row.external_id, valueType: row.value_type as ValueType, dataSetId: row.data_set_id, isStep: row.isStep };
 }
 
 /**

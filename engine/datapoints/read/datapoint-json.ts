@@ -7,13 +7,9 @@ import { formatDatapointValue, formatFloat } from './datapoint-format.ts';
 import type { AggregateBucket, AggregateName, DatapointForm, SeriesPoints, ValueType } from '../types.ts';
 import type { SeriesTarget } from '../../meta/series-targets.ts';
 
-/**
- * CDF's `isStep` of a series: the one place that decides it. The series directory does not
- * carry the flag yet, so every series answers false. TODO: read it from the series target
- * once the directory's entries carry isStep.
- */
-export function cdfIsStep(_target: SeriesTarget): boolean {
-  return false;
+/** CDF's `isStep` of a series, as the series directory holds it. */
+export function cdfIsStep(target: SeriesTarget): boolean {
+  return target.isStep === true;
 }
 
 function header(target: SeriesTarget, form: DatapointForm = 'spec'): string {
@@ -95,6 +91,11 @@ export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array | r
 }
 
 const FIELD_OF: Record<AggregateName, keyof AggregateBucket> = { AVG: 'average', MIN: 'min', MAX: 'max', COUNT: 'count', SUM: 'sum' };
+
+/** A CDF aggregate item: the series' CDF header, the buckets' JSON array (cdf-aggregates.ts) and the cursor. */
+export function cdfAggregateItemJson(target: SeriesTarget, datapointsJson: string, nextCursor?: string): string {
+  return `${header(target, 'cdf')}${datapointsJson.slice(1, -1)}${footer(nextCursor)}`;
+}
 
 export function aggregateItemJson(target: SeriesTarget, buckets: AggregateBucket[], aggregates: readonly AggregateName[], nextCursor?: string): string {
   // The fields and their key text once per item, not per bucket (a 6 h 1m answer has 360).

@@ -13,7 +13,8 @@ import type { AggregateName, DatapointForm, Granularity } from '../types.ts';
 import type { SeriesDirectory } from '../../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
 import { timed, type Metrics } from '../../metrics.ts';
-import { aggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
+import { aggregateItemJson, cdfAggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
+import { cdfAggregateDatapointsJson, type CdfAggregateName } from './cdf-aggregates.ts';
 import { parseGranularity } from './aggregate-grid.ts';
 import { parseTimeZone } from './time-zone.ts';
 
@@ -71,25 +72,20 @@ export async function listDatapoints(access: Access, request: ListDatapointsRequ
   targets.forEach((target, i) => {
     const q = queries[i] as ListQuery;
     if (!target || !q.aggregates) return;
-    if (target.valueType === 'TEXT' && q.aggregates.some((a) => a !== 'COUNT')) {
+    // CDF's aggregates take numeric series only (cdf-aggregates.ts says so by name).
+    if (form === 'spec' && target.valueType === 'TEXT' && q.aggregates.some((a) => a !== 'COUNT')) {
       throw new BadRequestError(`items[${i}]: a TEXT series supports only the COUNT aggregate`, [{ field: `items.${i}.aggregates`, index: i, message: 'only COUNT on TEXT series' }]);
     }
     aggregateIndexes.push(i);
   });
-  // All aggregate items in one store statement (Q2: 100 series in one round trip).
-  const aggregates = aggregateIndexes.length === 0 ? [] : await timed(deps.metrics, 'clickhouse', 'aggregate', () => deps.store.aggregateMany(access.tenant, aggregateIndexes.map((i) => {
-    const q = queries[i] as ListQuery;
-    return {
-      series: targets[i] as SeriesTarget,
-      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, timeZone: q.timeZone, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
-    };
-  })));
-  const aggregateByIndex = new Map(aggregateIndexes.map((index, k) => [index, aggregates[k]]));
+  const aggregateJson = aggregateIndexes.length === 0 ? new Map<number, string>() : form === 'cdf'
+    ? await cdfAggregateItems(access, targets, queries, aggregateIndexes, deps)
+    : await specAggregateItems(access, targets, queries, aggregateIndexes, deps);
   const parts = await Promise.all(targets.map(async (target, i) => {
     if (!target) return undefined;
     const q = queries[i] as ListQuery;
-    const aggregated = aggregateByIndex.get(i);
-    if (aggregated) return aggregateItemJson(target, aggregated.buckets, q.aggregates as AggregateName[], aggregated.nextCursor);
+    const aggregated = aggregateJson.get(i);
+    if (aggregated !== undefined) return aggregated;
     const result = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawJson(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor, form }));
     if (!q.includeOutsidePoints) return rawItemFromJson(target, result.datapoints, result.nextCursor, form);
     const [before, after] = await Promise.all([
@@ -102,6 +98,43 @@ export async function listDatapoints(access: Access, request: ListDatapointsRequ
 }
 
 const EMPTY = new Uint8Array(0);
+
+type Targets = readonly (SeriesTarget | null)[];
+
+/** SPEC's aggregate items, all in one store statement (Q2: 100 series in one round trip), as item JSON by index. */
+async function specAggregateItems(access: Access, targets: Targets, queries: readonly ListQuery[], indexes: readonly number[], deps: ListDatapointsDeps): Promise<Map<number, string>> {
+  const results = await timed(deps.metrics, 'clickhouse', 'aggregate', () => deps.store.aggregateMany(access.tenant, indexes.map((i) => {
+    const q = queries[i] as ListQuery;
+    return {
+      series: targets[i] as SeriesTarget,
+      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, timeZone: q.timeZone, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
+    };
+  })));
+  return new Map(indexes.map((i, k) => {
+    const result = results[k] as (typeof results)[number];
+    return [i, aggregateItemJson(targets[i] as SeriesTarget, result.buckets, (queries[i] as ListQuery).aggregates as AggregateName[], result.nextCursor)];
+  }));
+}
+
+/** CDF's aggregate items (CDF's names and meanings, the series' isStep), as item JSON by index. */
+async function cdfAggregateItems(access: Access, targets: Targets, queries: readonly ListQuery[], indexes: readonly number[], deps: ListDatapointsDeps): Promise<Map<number, string>> {
+  const results = await timed(deps.metrics, 'clickhouse', 'aggregate', () => deps.store.cdfAggregateMany(access.tenant, indexes.map((i) => {
+    const q = queries[i] as ListQuery;
+    const target = targets[i] as SeriesTarget;
+    return {
+      series: target,
+      options: {
+        start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as string, timeZone: q.timeZone,
+        aggregates: q.aggregates as unknown as CdfAggregateName[], isStep: target.isStep === true, limit: q.limit, cursor: q.cursor,
+      },
+    };
+  })));
+  return new Map(indexes.map((i, k) => {
+    const result = results[k] as (typeof results)[number];
+    const names = (queries[i] as ListQuery).aggregates as unknown as CdfAggregateName[];
+    return [i, cdfAggregateItemJson(targets[i] as SeriesTarget, cdfAggregateDatapointsJson(result.buckets, names), result.nextCursor)];
+  }));
+}
 
 /** CDF: the raw points of one request, all items' limits together, are capped (a 400 naming `limit`). */
 function assertRawPointsPerRequest(queries: readonly ListQuery[], max: number): void {
