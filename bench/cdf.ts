@@ -9,6 +9,9 @@
 // CDF / SPEC ratio (the surface alone, without the SDK's client-side work) and the SDK's own
 // HTTP client on the same route (`client.post`: its parsing, without retrieve's conversion of
 // every timestamp to a Date). Every answer is checked point by point against what was written.
+// A second row does the same for a 6 h window of 1m averages (360 buckets): the SDK's retrieve
+// of CDF's `average` (time-weighted) against SPEC's route asking AVG at 1m, alternated the same
+// way; each answer must hold the window's 360 buckets, labelled by their minute.
 // @ts-expect-error TS2305: @cognite/sdk's declarations re-export through extensionless paths NodeNext cannot follow (api/cdf/testing/cdf-client.ts)
 import { CogniteClient } from '@cognite/sdk';
 import { HttpClient } from './http-client.ts';
@@ -110,13 +113,62 @@ export async function runCdfSuite(opts: { url: string; token: string; tenant: st
     }
     const timings = { sdk: summarize(samples.sdk), sdkPost: summarize(samples.sdkPost), spec: summarize(samples.spec), cdf: summarize(samples.cdf) };
     log(`cdf: SDK retrieve median ${timings.sdk.medianMs.toFixed(2)} ms, SDK post ${timings.sdkPost.medianMs.toFixed(2)} ms, SPEC route ${timings.spec.medianMs.toFixed(2)} ms, CDF route (plain client) ${timings.cdf.medianMs.toFixed(2)} ms`);
-    return cdfSuiteResult(size, timings, problems);
+    const averages = await timeAverages({ url, headers, client, startMs, endMs, size, problems });
+    log(`cdf: 6 h of 1m averages: SDK retrieve median ${averages.sdk.medianMs.toFixed(2)} ms, SPEC route ${averages.spec.medianMs.toFixed(2)} ms`);
+    return cdfSuiteResult(size, timings, problems, averages);
   } finally {
     http.close();
   }
 }
 
-export function cdfSuiteResult(size: CdfSize, timings: Record<Reader4, TimingSummary>, problems: string[]): SuiteResult {
+const MINUTE_MS = 60_000;
+const AVERAGE_WINDOW_MS = 6 * 3_600_000;
+
+/** Undefined when an aggregate answer holds every minute of the window once, in order, else what is wrong. */
+function checkMinutes(what: string, windowStart: number, timestamps: readonly number[]): string | undefined {
+  const expected = AVERAGE_WINDOW_MS / MINUTE_MS;
+  if (timestamps.length !== expected) return `${what}: ${timestamps.length} buckets, expected ${expected}`;
+  const wrong = timestamps.findIndex((t, i) => t !== windowStart + i * MINUTE_MS);
+  return wrong < 0 ? undefined : `${what} bucket ${wrong}: timestamp ${timestamps[wrong]}`;
+}
+
+/** The SDK's retrieve of 6 h of CDF 1m averages and SPEC's route asking AVG at 1m, alternated. */
+async function timeAverages(opts: {
+  url: string; headers: Record<string, string>; client: { datapoints: { retrieve(q: unknown): Promise<unknown> } };
+  startMs: number; endMs: number; size: CdfSize; problems: string[];
+}): Promise<{ sdk: TimingSummary; spec: TimingSummary }> {
+  const { url, headers, client, startMs, endMs, size, problems } = opts;
+  // Inside the written range when it is long enough (full and small: 27.8 h), else from its start.
+  const windowStart = Math.min(startMs + 3_600_000, Math.max(startMs, endMs - AVERAGE_WINDOW_MS));
+  const item = { externalId: EXTERNAL_ID, start: windowStart, end: windowStart + AVERAGE_WINDOW_MS, granularity: '1m', limit: 10_000 };
+  const specBody = JSON.stringify({ items: [{ ...item, aggregates: ['AVG'] }] });
+  const expectAll = endMs - startMs >= AVERAGE_WINDOW_MS + 3_600_000;
+  const readers = {
+    async sdk() {
+      const [answer] = await client.datapoints.retrieve({ items: [{ ...item, aggregates: ['average'] }] }) as { datapoints: { timestamp: Date }[] }[];
+      return (answer?.datapoints ?? []).map((p) => p.timestamp.getTime());
+    },
+    async spec() {
+      const res = await fetch(`${url}/timeseries/data/list`, { method: 'POST', headers, body: specBody });
+      const answer = await res.json() as { items: { datapoints: { timestamp: number }[] }[] };
+      return (answer.items[0]?.datapoints ?? []).map((p) => p.timestamp);
+    },
+  };
+  const samples = { sdk: [] as number[], spec: [] as number[] };
+  for (let run = 0; run < size.warmupCount + size.runCount; run++) {
+    for (const name of run % 2 === 0 ? (['sdk', 'spec'] as const) : (['spec', 'sdk'] as const)) {
+      const started = performance.now();
+      const timestamps = await readers[name]();
+      const elapsedMs = performance.now() - started;
+      if (run >= size.warmupCount) samples[name].push(elapsedMs);
+      const problem = expectAll && run === 0 ? checkMinutes(`${name} averages`, windowStart, timestamps) : undefined;
+      if (problem && problems.length < 3) problems.push(problem);
+    }
+  }
+  return { sdk: summarize(samples.sdk), spec: summarize(samples.spec) };
+}
+
+export function cdfSuiteResult(size: CdfSize, timings: Record<Reader4, TimingSummary>, problems: string[], averages?: { sdk: TimingSummary; spec: TimingSummary }): SuiteResult {
   const { sdk, sdkPost, spec, cdf } = timings;
   const ms = (t: TimingSummary) => `median ${t.medianMs.toFixed(2)} ms, p99 ${t.p99Ms.toFixed(2)} ms`;
   const metric: Metric = {
@@ -130,10 +182,23 @@ export function cdfSuiteResult(size: CdfSize, timings: Record<Reader4, TimingSum
       },
     },
   };
+  const metrics: Metric[] = [metric];
+  if (averages) {
+    metrics.push({
+      suite: 'cdf', key: 'cdf-average-ratio', label: 'CDF SDK retrieve of 6 h of 1m averages / SPEC route', unit: 'x', better: 'lower',
+      target: { op: '<=', value: CDF_RATIO_MAX },
+      figures: {
+        plantdata: {
+          value: averages.sdk.medianMs / averages.spec.medianMs, runCount: averages.sdk.runCount, checked: problems.length === 0,
+          note: `SDK retrieve of CDF's time-weighted average ${ms(averages.sdk)}; SPEC route AVG ${ms(averages.spec)}`,
+        },
+      },
+    });
+  }
   return {
     suite: 'cdf',
-    dataset: `1 series x ${size.pointCount.toLocaleString('en-US')} points at 1 s; ${size.runCount} runs after ${size.warmupCount} warm-up, the four readers in a turned order each run`,
-    metrics: [metric],
+    dataset: `1 series x ${size.pointCount.toLocaleString('en-US')} points at 1 s; ${size.runCount} runs after ${size.warmupCount} warm-up, the four raw readers in a turned order each run, the two average readers alternated`,
+    metrics,
     notes: [
       'SDK retrieve: @cognite/sdk 10.5 datapoints.retrieve, one request, its parsing and Date conversion included; SDK post: client.post on the same route (the SDK\'s HTTP client and parsing, no Date conversion); SPEC route and CDF route: fetch and JSON.parse of the answer, timed from the request to the parsed answer',
       ...problems.map((p) => `cdf answer WRONG: ${p}`),
