@@ -2,9 +2,10 @@
 // same engine calls as SPEC's surface (docs/cdf.md lists what is served and how it differs).
 import type { Engine } from '../../engine/engine.ts';
 import type { Route } from '../route.ts';
+import { cdfAssetRoutes } from './assets.ts';
 import { cdfEventRoutes } from './events.ts';
 import { tokenInspectRoutes } from './token-inspect.ts';
 
 export function cdfRoutes(engine: Engine): Route[] {
-  return [...tokenInspectRoutes(), ...cdfEventRoutes(engine.events)];
+  return [...tokenInspectRoutes(), ...cdfEventRoutes(engine.events), ...cdfAssetRoutes(engine.resources.assets)];
 }
