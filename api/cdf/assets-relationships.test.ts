@@ -132,3 +132,94 @@ t.test('assets: a token limited to one data set sees only its assets; another pr
   t.equal((await sdkFailure(wrong.assets.list().autoPagingToArray()))?.status, 403);
   t.equal((await admin.assets.list()).items.length, 3, 'nothing written');
 });
+
+type CdfRelationship = { externalId: string; sourceExternalId: string; sourceType: string; targetExternalId: string; targetType: string; labels: { externalId: string }[]; createdTime: Date };
+
+async function series(org: string, externalId: string, dataSetId?: number): Promise<void> {
+  const res = await srv.request('POST', '/timeseries/create', { token: srv.token({ org }), body: { items: [{ externalId, name: externalId, valueType: 'FLOAT', ...(dataSetId !== undefined ? { dataSetId } : {}) }] } });
+  if (res.status !== 201) throw new Error(`time series create: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+t.test('relationships: create, retrieve, list and delete over edges through the SDK', async (t) => {
+  const org = srv.newTenant();
+  const client = cdfClient(srv, { org });
+  await client.assets.create([{ externalId: 'plant', name: 'Plant' }, { externalId: 'pump', name: 'Pump', parentExternalId: 'plant' }, { externalId: 'tank', name: 'Tank', parentExternalId: 'plant' }]);
+  await series(org, 'pump.flow');
+  const created: CdfRelationship[] = await client.relationships.create([
+    { externalId: 'r-measures', sourceExternalId: 'pump', sourceType: 'asset', targetExternalId: 'pump.flow', targetType: 'timeSeries', labels: [{ externalId: 'measured_by' }] },
+    { externalId: 'r-feeds', sourceExternalId: 'pump', sourceType: 'asset', targetExternalId: 'tank', targetType: 'asset' },
+  ]);
+  t.strictSame(created.map((r) => r.externalId), ['r-measures', 'r-feeds'], 'request order');
+  t.match(created[0], { sourceExternalId: 'pump', sourceType: 'asset', targetExternalId: 'pump.flow', targetType: 'timeSeries', labels: [{ externalId: 'MEASURED_BY' }] });
+  t.notOk('id' in (created[0] as object), 'no numeric id');
+  t.strictSame(created[1]?.labels, []);
+  t.ok(created[0]?.createdTime instanceof Date);
+  const edges = await srv.request('GET', '/edges/types', { token: srv.token({ org }) });
+  t.ok(edges.body.items.some((type: { name: string }) => type.name === 'MEASURED_BY'), 'the label is the edge type');
+
+  t.strictSame((await client.relationships.retrieve([{ externalId: 'r-feeds' }, { externalId: 'r-measures' }])).map((r: CdfRelationship) => r.externalId), ['r-feeds', 'r-measures']);
+  t.match(await sdkFailure(client.relationships.retrieve([{ externalId: 'r-nope' }])), { status: 400, missing: [{ externalId: 'r-nope' }] });
+  t.strictSame(await client.relationships.retrieve([{ externalId: 'r-nope' }], { ignoreUnknownIds: true }), []);
+  t.equal((await sdkFailure(client.relationships.retrieve([{ externalId: 'r-feeds' }], { fetchResources: true })))?.status, 400, 'fetchResources is refused by name');
+
+  const check = async (filter: Record<string, unknown>, expected: string[]) =>
+    t.strictSame((await client.relationships.list({ filter })).items.map((r: CdfRelationship) => r.externalId).sort(), expected, JSON.stringify(filter));
+  await check({}, ['r-feeds', 'r-measures']);
+  await check({ targetTypes: ['timeSeries'] }, ['r-measures']);
+  await check({ targetExternalIds: ['tank'] }, ['r-feeds']);
+  await check({ sourceExternalIds: ['pump'], labels: { containsAny: [{ externalId: 'measured_by' }] } }, ['r-measures']);
+  await check({ sourceTypes: ['event'] }, []);
+
+  t.match(await sdkFailure(client.relationships.create([{ externalId: 'r-feeds', sourceExternalId: 'tank', sourceType: 'asset', targetExternalId: 'pump', targetType: 'asset' }])),
+    { status: 409, duplicated: [{ externalId: 'r-feeds' }] });
+  await client.relationships.delete([{ externalId: 'r-feeds' }]);
+  t.match(await sdkFailure(client.relationships.delete([{ externalId: 'r-feeds' }])), { status: 400, missing: [{ externalId: 'r-feeds' }] });
+  await client.relationships.delete([{ externalId: 'r-feeds' }], { ignoreUnknownIds: true });
+  t.strictSame((await client.relationships.list()).items.map((r: CdfRelationship) => r.externalId), ['r-measures']);
+});
+
+t.test('relationships: list().autoPagingToArray({limit: -1}) over several pages', async (t) => {
+  const org = srv.newTenant();
+  const client = cdfClient(srv, { org });
+  const assets = [{ externalId: 'hub', name: 'Hub' }, ...Array.from({ length: 120 }, (_, k) => ({ externalId: `n-${k}`, name: `N ${k}`, parentExternalId: 'hub' }))];
+  await client.assets.create(assets);
+  await client.relationships.create(Array.from({ length: 120 }, (_, k) => ({ externalId: `rel-${k}`, sourceExternalId: `n-${k}`, sourceType: 'asset', targetExternalId: 'hub', targetType: 'asset' })));
+  const every: CdfRelationship[] = await client.relationships.list({ limit: 50 }).autoPagingToArray({ limit: -1 });
+  t.equal(every.length, 120);
+  t.equal(new Set(every.map((r) => r.externalId)).size, 120, 'each once');
+});
+
+t.test('relationships: what edges cannot carry is a 400 naming the field; grants; another project', async (t) => {
+  const org = srv.newTenant();
+  const admin = cdfClient(srv, { org });
+  const open = await dataSet(org, 'ds-open');
+  const hidden = await dataSet(org, 'ds-hidden');
+  await admin.assets.create([{ externalId: 'a', name: 'A', dataSetId: open }, { externalId: 'b', name: 'B', dataSetId: open }, { externalId: 'h', name: 'H', dataSetId: hidden }]);
+  const base = { sourceExternalId: 'a', sourceType: 'asset', targetExternalId: 'b', targetType: 'asset' };
+  const check = async (item: Record<string, unknown>, field: RegExp) => {
+    const failure = await sdkFailure(admin.relationships.create([{ externalId: 'r-x', ...base, ...item }]));
+    t.equal(failure?.status, 400, JSON.stringify(item));
+    t.match(failure?.message, field);
+  };
+  await check({ targetType: 'event', targetExternalId: 'ev-1' }, /items\.0\.targetType/);
+  await check({ sourceType: 'file' }, /items\.0\.sourceType/);
+  await check({ startTime: 5 }, /items\.0\.startTime/);
+  await check({ confidence: 0.5 }, /items\.0\.confidence/);
+  await check({ dataSetId: open }, /items\.0\.dataSetId/);
+  await check({ labels: [{ externalId: 'x' }, { externalId: 'y' }] }, /items\.0\.labels/);
+  await check({ targetType: 'timeSeries' }, /items\.0\.targetType/);
+  await check({ targetExternalId: 'ghost' }, /ghost|items\.0/);
+  t.strictSame((await admin.relationships.list()).items, [], 'nothing written');
+
+  await admin.relationships.create([{ externalId: 'r-open', ...base }, { externalId: 'r-hidden', ...base, targetExternalId: 'h' }]);
+  const limited = cdfClient(srv, { org, read: ['ds-open'], write: ['ds-open'] });
+  t.strictSame((await limited.relationships.list()).items.map((r: CdfRelationship) => r.externalId), ['r-open']);
+  t.match(await sdkFailure(limited.relationships.retrieve([{ externalId: 'r-hidden' }])), { status: 400, missing: [{ externalId: 'r-hidden' }] });
+  t.match(await sdkFailure(limited.relationships.delete([{ externalId: 'r-hidden' }])), { status: 400, missing: [{ externalId: 'r-hidden' }] });
+  t.equal((await sdkFailure(limited.relationships.create([{ externalId: 'r-sneak', ...base, targetExternalId: 'h' }])))?.status, 400, 'an unreadable end is unknown');
+
+  const wrong = cdfClient(srv, { org, project: srv.newTenant() });
+  t.equal((await sdkFailure(wrong.relationships.create([{ externalId: 'r-w', ...base }])))?.status, 403);
+  t.equal((await sdkFailure(wrong.relationships.list().autoPagingToArray()))?.status, 403);
+  t.equal((await admin.relationships.list()).items.length, 2, 'nothing written');
+});

@@ -4,8 +4,9 @@ import type { Engine } from '../../engine/engine.ts';
 import type { Route } from '../route.ts';
 import { cdfAssetRoutes } from './assets.ts';
 import { cdfEventRoutes } from './events.ts';
+import { cdfRelationshipRoutes } from './relationships.ts';
 import { tokenInspectRoutes } from './token-inspect.ts';
 
 export function cdfRoutes(engine: Engine): Route[] {
-  return [...tokenInspectRoutes(), ...cdfEventRoutes(engine.events), ...cdfAssetRoutes(engine.resources.assets)];
+  return [...tokenInspectRoutes(), ...cdfEventRoutes(engine.events), ...cdfAssetRoutes(engine.resources.assets), ...cdfRelationshipRoutes(engine.edges.relationships)];
 }
