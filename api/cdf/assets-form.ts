@@ -3,11 +3,19 @@
 // labels are `{externalId}` objects over our label names. What resources cannot carry is a 400
 // naming the field (docs/cdf.md "Assets"): an asset without externalId (required here),
 // `source`, a new parent on update, and the filters without a counterpart.
-import type { ResourceFilter, ResourceUpdateItem } from '../../schemas/resources.ts';
+import { ResourceCreate, ResourceFilter, ResourceUpdateFields, type ResourceUpdateItem } from '../../schemas/resources.ts';
 import type { CdfAsset, CdfAssetCreate, CdfAssetFilter, CdfAssetListRequest, CdfAssetSearchRequest, CdfAssetUpdate } from '../../schemas/cdf/assets.ts';
 import type { AssetCreate, AssetListRequest, AssetRecord } from '../../engine/graph/asset-engine.ts';
+import { Type } from '@sinclair/typebox';
 import { BadRequestError, type FieldProblem, type Identifier } from '../../engine/errors.ts';
+import { compileValidator } from '../validation.ts';
 import { CDF_LIST_LIMIT_DEFAULT } from './events-form.ts';
+
+// What a translation gives the engine meets SPEC's schemas, caps included (SPEC's routes check
+// their bodies so; the engine relies on it).
+const checkResourceCreates = compileValidator(Type.Object({ items: Type.Array(ResourceCreate) }), 'assets (as stored)');
+const checkResourceUpdate = compileValidator(ResourceUpdateFields, 'asset update (as stored)');
+const checkResourceFilter = compileValidator(ResourceFilter, 'asset filter (as read)');
 
 function refuse(problems: FieldProblem[]): never {
   throw new BadRequestError(problems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; '), problems);
@@ -51,6 +59,7 @@ export function fromCdfAssetCreates(items: CdfAssetCreate[]): AssetCreate[] {
     };
   });
   if (problems.length > 0) refuse(problems);
+  checkResourceCreates({ items: out.map((item) => item.node) });
   return out;
 }
 
@@ -78,6 +87,7 @@ export function fromCdfAssetFilter(filter: CdfAssetFilter | undefined): Pick<Ass
   if (filter.createdTime !== undefined) out.createdTime = filter.createdTime;
   if (filter.lastUpdatedTime !== undefined) out.lastUpdatedTime = filter.lastUpdatedTime;
   if (filter.root !== undefined) out.isRoot = filter.root;
+  checkResourceFilter(out);
   const parents: Identifier[] = [...(filter.parentIds ?? []).map((id) => ({ id })), ...(filter.parentExternalIds ?? []).map((externalId) => ({ externalId }))];
   const subtrees: Identifier[] = [...(filter.assetSubtreeIds ?? []), ...(filter.rootIds ?? [])];
   return {
@@ -124,6 +134,7 @@ export function fromCdfAssetUpdates(items: ({ id: number; update: CdfAssetUpdate
   const problems: FieldProblem[] = [];
   const out = items.map((item, index): ResourceUpdateItem => {
     const update = fromCdfAssetUpdate(item.update, `items.${index}.update`, problems);
+    if (problems.length === 0) checkResourceUpdate(update);
     return 'id' in item ? { id: item.id, update } : { externalId: item.externalId, update };
   });
   if (problems.length > 0) refuse(problems);

@@ -4,10 +4,18 @@
 // naming the field (docs/cdf.md "Events"): an endTime other than the startTime (events here are
 // instants), an event without externalId or startTime (both required here), and the filters
 // the event filter has no counterpart for.
-import type { EventCreate, EventFilter, EventFilterRequest, EventUpdateItem } from '../../schemas/events.ts';
+import { EventCreateRequest, EventFilter, EventUpdate, type EventCreate, type EventFilterRequest, type EventUpdateItem } from '../../schemas/events.ts';
 import type { CdfEvent, CdfEventCreate, CdfEventFilter, CdfEventAggregateRequest, CdfEventListRequest, CdfEventSearchRequest, CdfEventUpdate, CdfRange, CdfSort } from '../../schemas/cdf/events.ts';
 import type { NumberedEvent, NumberedIdentifier, NumberedUpdateItem, ValueCountField } from '../../engine/events/event-numbers.ts';
 import { BadRequestError, type FieldProblem } from '../../engine/errors.ts';
+import { compileValidator } from '../validation.ts';
+
+// What a translation gives the engine meets SPEC's schemas, caps included (SPEC's routes check
+// their bodies so; the engine relies on it): checked once translated, the problems named in
+// our field names.
+const checkEventCreates = compileValidator(EventCreateRequest, 'events (as stored)');
+const checkEventUpdate = compileValidator(EventUpdate, 'event update (as stored)');
+const checkEventFilter = compileValidator(EventFilter, 'event filter (as read)');
 
 /** CDF's default page. */
 export const CDF_LIST_LIMIT_DEFAULT = 100;
@@ -55,6 +63,7 @@ export function fromCdfEventCreates(items: CdfEventCreate[]): EventCreate[] {
     };
   });
   if (problems.length > 0) refuse(problems);
+  checkEventCreates({ items: out });
   return out;
 }
 
@@ -97,6 +106,7 @@ export function fromCdfEventFilter(filter: CdfEventFilter | undefined, field = '
     ...(filter.source !== undefined ? [{ equals: { property: ['source'], value: filter.source } }] : []),
     ...(filter.externalIdPrefix !== undefined ? [{ prefix: { property: ['externalId'], value: filter.externalIdPrefix } }] : []),
   ];
+  checkEventFilter(out);
   return { filter: out, ...(leaves.length > 0 ? { advancedFilter: { and: leaves } } : {}) };
 }
 
@@ -169,6 +179,7 @@ export function fromCdfEventUpdates(items: (NumberedIdentifier & { update: CdfEv
   const problems: FieldProblem[] = [];
   const out = items.map((item, index): NumberedUpdateItem => {
     const update = fromCdfEventUpdate(item.update, `items.${index}.update`, problems);
+    if (problems.length === 0) checkEventUpdate(update);
     return 'id' in item ? { id: item.id, update } : { externalId: item.externalId, update };
   });
   if (problems.length > 0) refuse(problems);

@@ -8,7 +8,13 @@ import type { CdfRelationship, CdfRelationshipCreate, CdfRelationshipFilter, Cdf
 import type { RelationshipCreate, RelationshipEndKind, RelationshipFilter, RelationshipRecord } from '../../engine/graph/relationship-engine.ts';
 import type { NodeKind } from '../../engine/meta/node-lookup.ts';
 import { BadRequestError, type FieldProblem } from '../../engine/errors.ts';
+import { RelationCreate } from '../../schemas/edges.ts';
+import { Type } from '@sinclair/typebox';
+import { compileValidator } from '../validation.ts';
 import { CDF_LIST_LIMIT_DEFAULT } from './events-form.ts';
+
+// The edges a translation gives the engine meet SPEC's schema (the type name's cap included).
+const checkRelations = compileValidator(Type.Object({ items: Type.Array(RelationCreate) }), 'relationships (as stored)');
 
 /** The edge type of a relationship created without a label. */
 export const DEFAULT_RELATIONSHIP_TYPE = 'RELATED_TO';
@@ -56,6 +62,7 @@ export function fromCdfRelationshipCreates(items: CdfRelationshipCreate[]): Rela
     };
   });
   if (problems.length > 0) refuse(problems);
+  checkRelations({ items: out.map((r) => ({ fromExternalId: r.source.externalId, toExternalId: r.target.externalId, relationshipType: r.type })) });
   return out;
 }
 
