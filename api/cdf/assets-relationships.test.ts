@@ -58,6 +58,9 @@ t.test('assets: create a chain child-first, retrieve, list, search, update, dele
   await check({ externalIdPrefix: 'mo' }, ['motor']);
   await check({ labels: { containsAll: [{ externalId: 'rotating' }] } }, ['motor']);
   await check({ metadata: { maker: 'acme' } }, ['pump']);
+  t.strictSame(await client.assets.aggregate({}), [{ count: 4 }]);
+  t.strictSame(await client.assets.aggregate({ filter: { parentIds: [pump.id] } }), [{ count: 2 }]);
+  t.strictSame(await client.assets.aggregate({ filter: { root: true } }), [{ count: 1 }]);
 
   const found: CdfAsset[] = await client.assets.search({ search: { name: 'pump' } });
   t.equal(found[0]?.externalId, 'pump', 'search by name, ranked');
@@ -120,6 +123,7 @@ t.test('assets: a token limited to one data set sees only its assets; another pr
   const limited = cdfClient(srv, { org, read: ['ds-open'], write: ['ds-open'] });
   const [seen] = (await limited.assets.list()).items as CdfAsset[];
   t.strictSame((await limited.assets.list()).items.map((a: CdfAsset) => a.id), [shown?.id]);
+  t.strictSame(await limited.assets.aggregate({}), [{ count: 1 }], 'the count sees only what may be read');
   t.notOk(seen && 'parentId' in seen, 'an unreadable parent is not named');
   t.equal(seen?.rootId, shown?.id, 'the root is the top of what may be read');
   t.match(await sdkFailure(limited.assets.retrieve([{ id: secret?.id }])), { status: 400, missing: [{ id: secret?.id }] });

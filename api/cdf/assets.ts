@@ -1,11 +1,11 @@
 // CDF's assets routes (docs/cdf.md "Events, assets and relationships") over resources seen as
 // a tree (engine/graph/asset-engine.ts): create, list, byids, search, update, delete
-// (recursive). Translation is assets-form.ts's.
-import { CdfAssetCollection, CdfAssetCreateRequest, CdfAssetDeleteRequest, CdfAssetListRequest, CdfAssetPage, CdfAssetSearchRequest, CdfAssetUpdateRequest } from '../../schemas/cdf/assets.ts';
-import { CdfByIdsRequest, CdfEmpty } from '../../schemas/cdf/events.ts';
+// (recursive), aggregate (count). Translation is assets-form.ts's.
+import { CdfAssetAggregateRequest, CdfAssetCollection, CdfAssetCreateRequest, CdfAssetDeleteRequest, CdfAssetListRequest, CdfAssetPage, CdfAssetSearchRequest, CdfAssetUpdateRequest } from '../../schemas/cdf/assets.ts';
+import { CdfByIdsRequest, CdfCount, CdfEmpty } from '../../schemas/cdf/events.ts';
 import type { AssetEngine } from '../../engine/graph/asset-engine.ts';
 import { ok, type Route } from '../route.ts';
-import { fromCdfAssetCreates, fromCdfAssetList, fromCdfAssetSearch, fromCdfAssetUpdates, toCdfAsset } from './assets-form.ts';
+import { fromCdfAssetCreates, fromCdfAssetFilter, fromCdfAssetList, fromCdfAssetSearch, fromCdfAssetUpdates, toCdfAsset } from './assets-form.ts';
 import { cdfJsonRoute } from './cdf-route.ts';
 
 const TAG = 'Assets';
@@ -61,6 +61,13 @@ export function cdfAssetRoutes(assets: AssetEngine): Route[] {
         await assets.delete(access, body.items, { recursive: body.recursive ?? false, ignoreUnknownIds: body.ignoreUnknownIds ?? false });
         return ok({});
       },
+    }),
+    cdfJsonRoute({
+      method: 'post', path: '/assets/aggregate', operationId: 'aggregateAssets', tag: TAG,
+      summary: 'Count assets (CDF), with the list\'s filter',
+      body: CdfAssetAggregateRequest,
+      responses: { 200: { description: '[{count}]', schema: CdfCount } },
+      handle: async ({ access, body }) => ok({ items: [{ count: await assets.count(access, fromCdfAssetFilter(body.filter)) }] }),
     }),
   ];
 }

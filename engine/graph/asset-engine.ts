@@ -9,6 +9,7 @@ import { BadRequestError, NotFoundError, type Identifier } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { CONTAINMENT_TYPE, containmentOf, descendantsOf, DESCENDANTS_MAX, type Containment } from './asset-tree.ts';
+import { countResources } from './resource-read.ts';
 import type { ResourceGraph } from './resource-write.ts';
 
 /** A resource with its place in the containment tree. */
@@ -33,6 +34,8 @@ export interface AssetEngine {
   search(access: Access, query: string, limit?: number): Promise<AssetRecord[]>;
   /** All-or-nothing; every target must exist and be readable. */
   update(access: Access, items: ResourceUpdateItem[]): Promise<AssetRecord[]>;
+  /** The number of readable assets the request's filters admit. */
+  count(access: Access, request: Omit<AssetListRequest, 'limit' | 'cursor' | 'sort'>): Promise<number>;
   /** With `recursive`, every readable resource under the named ones goes too. */
   delete(access: Access, identifiers: Identifier[], options: { recursive: boolean; ignoreUnknownIds: boolean }): Promise<void>;
 }
@@ -65,7 +68,7 @@ async function resolveNamed(resources: ResourceCalls, access: Access, identifier
   return found;
 }
 
-async function treeFilterIds(db: Queryable, resources: ResourceCalls, access: Access, request: AssetListRequest): Promise<number[] | undefined> {
+async function treeFilterIds(db: Queryable, resources: ResourceCalls, access: Access, request: Pick<AssetListRequest, 'parents' | 'subtrees'>): Promise<number[] | undefined> {
   let ids: number[] | undefined;
   const narrow = (next: number[]) => { ids = ids === undefined ? next : ids.filter((id) => next.includes(id)); };
   const cap = (found: number[], field: string) => {
@@ -102,6 +105,11 @@ export function bindAssetEngine(db: Queryable, resources: ResourceCalls): AssetE
       const filter = ids === undefined ? page.filter : { ...page.filter, id: ids };
       const json = JSON.parse(await resources.filter(access, { ...page, ...(filter !== undefined ? { filter } : {}) })) as { items: Resource[]; nextCursor?: string };
       return { items: await withContainment(db, access, json.items), ...(json.nextCursor !== undefined ? { nextCursor: json.nextCursor } : {}) };
+    },
+    async count(access, request) {
+      const ids = await treeFilterIds(db, resources, access, request);
+      if (ids !== undefined && ids.length === 0) return 0;
+      return countResources(db, access, ids === undefined ? request.filter : { ...request.filter, id: ids });
     },
     search: async (access, query, limit) => withContainment(db, access, await resources.search(access, { search: { query }, ...(limit !== undefined ? { limit } : {}) })),
     async update(access, items) {

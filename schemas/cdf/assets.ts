@@ -107,3 +107,9 @@ export const CdfAssetDeleteRequest = Type.Object({
   ignoreUnknownIds: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export type CdfAssetDeleteRequest = Static<typeof CdfAssetDeleteRequest>;
+
+export const CdfAssetAggregateRequest = Type.Object({
+  filter: Type.Optional(CdfAssetFilter),
+  aggregate: Type.Optional(Type.Literal('count')),
+}, { additionalProperties: false });
+export type CdfAssetAggregateRequest = Static<typeof CdfAssetAggregateRequest>;
