@@ -9,27 +9,16 @@
 // (which must stop the orphaned embedded PostgreSQL itself) then has to return, for every
 // point, the value of the newest acknowledged request covering it, or the value of the one
 // request that was in flight for that sender (it may have landed), and nothing else.
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { mintToken } from './auth.ts';
 import { assertDatapointResponse, ROOMY_POLICY } from './testing/datapoints-fixture.ts';
-import { startServiceProcess, stopOrphanedPostgres, type ServiceProcess } from './testing/service-process.ts';
+import { serviceHome, startServiceProcess, type ServiceProcess } from './testing/service-process.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-crash-'));
-chmodSync(dataDir, 0o755);
-const policyFile = path.join(dataDir, 'service-config.json');
-writeFileSync(policyFile, JSON.stringify(ROOMY_POLICY));
-const secret = randomBytes(24).toString('base64url');
-const env = { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, SERVICE_CONFIG: policyFile };
-const token = mintToken({ secret, organization: 'crash-tenant', sub: 'crash-test' });
+const home = serviceHome('plantdata-crash-', 'crash-tenant', ROOMY_POLICY);
+const { env, token } = home;
 const running: ServiceProcess[] = [];
 t.teardown(async () => {
   for (const service of running) await service.stop();
-  stopOrphanedPostgres(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
+  home.remove();
 });
 
 const T0 = Date.UTC(2024, 4, 1);

@@ -5,29 +5,21 @@
 // Method: the service as a child process (`node --import tsx api/main.ts`, port 0, a temp
 // DATA_DIR), as datapoints-crash.test.ts runs it; node:http clients; contents by SHA-256.
 // The kill comes once the upload's staging file exists (polled), so it lands mid-write.
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { pollUntil } from '../engine/testing/poll-until.ts';
-import { mintToken } from './auth.ts';
-import { startServiceProcess, stopOrphanedPostgres, type ServiceProcess } from './testing/service-process.ts';
+import { serviceHome, startServiceProcess, type ServiceProcess } from './testing/service-process.ts';
 
 const MiB = 1024 * 1024;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-files-crash-'));
-chmodSync(dataDir, 0o755);
-const configFile = path.join(dataDir, 'service-config.json');
-writeFileSync(configFile, JSON.stringify({ tenants: { 'files-crash': { files: true } } }));
-const secret = randomBytes(24).toString('base64url');
-const env = { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, SERVICE_CONFIG: configFile };
-const token = mintToken({ secret, organization: 'files-crash', sub: 'crash-test' });
+const home = serviceHome('plantdata-files-crash-', 'files-crash', { tenants: { 'files-crash': { files: true } } });
+const { dataDir, env, token } = home;
 const running: ServiceProcess[] = [];
 t.teardown(async () => {
   for (const service of running) await service.stop();
-  stopOrphanedPostgres(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
+  home.remove();
 });
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

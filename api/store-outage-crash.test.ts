@@ -14,27 +14,18 @@
 // of it. Every answer throughout must be a 2xx, or a 503 with Retry-After and a JSON error
 // body. Afterwards every acknowledged point is read back with its value and every
 // acknowledged event by its id, and the service, the same process all along, stops cleanly.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { mintToken } from './auth.ts';
 import { assertDatapointResponse, ROOMY_POLICY } from './testing/datapoints-fixture.ts';
-import { startServiceProcess, stopOrphanedPostgres, type ServiceProcess } from './testing/service-process.ts';
+import { serviceHome, startServiceProcess, type ServiceProcess } from './testing/service-process.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-pg-outage-'));
-chmodSync(dataDir, 0o755);
-const policyFile = path.join(dataDir, 'service-config.json');
-writeFileSync(policyFile, JSON.stringify(ROOMY_POLICY));
-const secret = randomBytes(24).toString('base64url');
-const env = { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, SERVICE_CONFIG: policyFile };
-const token = mintToken({ secret, organization: 'outage-tenant', sub: 'outage-test' });
+const home = serviceHome('plantdata-pg-outage-', 'outage-tenant', ROOMY_POLICY);
+const { dataDir, env, token } = home;
 let service: ServiceProcess | undefined;
 t.teardown(async () => {
   await service?.stop();
-  stopOrphanedPostgres(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
+  home.remove();
 });
 
 const T0 = Date.UTC(2024, 4, 1);

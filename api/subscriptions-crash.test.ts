@@ -7,31 +7,20 @@
 // point of every acknowledged request has been delivered, counting what the first listener
 // acked (the broker forgets those) and what the second one gets (unacked messages, and any
 // the feed had not appended when the process died, recovered from the store above the mark).
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { mintToken } from './auth.ts';
 import { ROOMY_POLICY } from './testing/datapoints-fixture.ts';
 import { listen, type ListenClient } from './testing/listen-client.ts';
-import { startServiceProcess, stopOrphanedPostgres, type ServiceProcess } from './testing/service-process.ts';
+import { serviceHome, startServiceProcess, type ServiceProcess } from './testing/service-process.ts';
 import { pollUntil } from '../engine/testing/poll-until.ts';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'plantdata-subcrash-'));
-chmodSync(dataDir, 0o755);
-const policyFile = path.join(dataDir, 'service-config.json');
-writeFileSync(policyFile, JSON.stringify({ ...ROOMY_POLICY, websocket: { ackTimeoutMs: 2_000 } }));
-const secret = randomBytes(24).toString('base64url');
-const env = { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, SERVICE_CONFIG: policyFile };
-const token = mintToken({ secret, organization: 'subcrash-tenant', sub: 'crash-test' });
+const home = serviceHome('plantdata-subcrash-', 'subcrash-tenant', { ...ROOMY_POLICY, websocket: { ackTimeoutMs: 2_000 } });
+const { env, token } = home;
 const running: ServiceProcess[] = [];
 const sockets: ListenClient[] = [];
 t.teardown(async () => {
   for (const socket of sockets) socket.ws.terminate();
   for (const service of running) await service.stop();
-  stopOrphanedPostgres(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
+  home.remove();
 });
 
 const T0 = Date.UTC(2024, 4, 1);

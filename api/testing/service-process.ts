@@ -2,10 +2,14 @@
 // `make run` starts it, on port 0 with a given DATA_DIR. Resolves once it prints its
 // `listening on` line. Crash tests SIGKILL it and start another on the same DATA_DIR.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+
+import { mintToken } from '../auth.ts';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const ROOT = path.dirname(path.dirname(MAIN));
@@ -85,4 +89,31 @@ export function stopOrphanedPostgres(dataDir: string): void {
   } catch {
     // not running
   }
+}
+
+/** A DATA_DIR of its own for service processes, the env that points them at it, and a token. */
+export interface ServiceHome {
+  dataDir: string;
+  env: Record<string, string>;
+  /** A token of `organization` signed with this home's secret. */
+  token: string;
+  /** Stops the embedded PostgreSQL a killed service left behind and removes the directory. */
+  remove(): void;
+}
+
+export function serviceHome(prefix: string, organization: string, serviceConfig: unknown): ServiceHome {
+  const dataDir = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(dataDir, 0o755);
+  const policyFile = path.join(dataDir, 'service-config.json');
+  writeFileSync(policyFile, JSON.stringify(serviceConfig));
+  const secret = randomBytes(24).toString('base64url');
+  return {
+    dataDir,
+    env: { DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, SERVICE_CONFIG: policyFile },
+    token: mintToken({ secret, organization, sub: `${organization}-test` }),
+    remove() {
+      stopOrphanedPostgres(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
