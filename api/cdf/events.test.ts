@@ -98,6 +98,17 @@ t.test('create, retrieve, list, search, update, delete and aggregate through the
   t.strictSame((await client.events.list()).items.map((e: CdfEvent) => e.externalId), ['wo-1']);
 });
 
+t.test('an externalId is a correlation key: many events share it, byids and delete reach them all', async (t) => {
+  const org = srv.newTenant();
+  const client = cdfClient(srv, { org });
+  const [first, second] = await client.events.create([{ externalId: 'pump-7', startTime: 20, type: 'alarm' }, { externalId: 'pump-7', startTime: 10, type: 'cleared' }]) as CdfEvent[];
+  t.not(first?.id, second?.id, 'two events, no 409');
+  t.strictSame((await client.events.retrieve([{ externalId: 'pump-7' }])).map((e: CdfEvent) => e.id), [second?.id, first?.id], 'every event under it, by startTime');
+  t.strictSame((await client.events.retrieve([{ id: first?.id }])).map((e: CdfEvent) => e.type), ['alarm'], 'an id names one');
+  await client.events.delete([{ externalId: 'pump-7' }]);
+  t.strictSame((await client.events.list()).items, []);
+});
+
 t.test('list().autoPagingToArray({limit: -1}) follows nextCursor over several pages', async (t) => {
   const org = srv.newTenant();
   const client = cdfClient(srv, { org });
