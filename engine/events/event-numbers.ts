@@ -1,4 +1,4 @@
-// Events named by number (migration 012): the event log's use cases for clients whose ids are
+// Events named by number (migration 013): the event log's use cases for clients whose ids are
 // JSON numbers (the CDF surface, docs/cdf.md "Events"). Each call is SPEC's call (the same
 // rules, grants, quotas and all-or-nothing transactions) with the events' numbers beside them,
 // plus the rules those clients need that SPEC's surface lacks: a named event that is unknown

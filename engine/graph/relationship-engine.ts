@@ -1,4 +1,4 @@
-// Relationships: edges named by a client-chosen externalId (migration 013), for clients that
+// Relationships: edges named by a client-chosen externalId (migration 014), for clients that
 // name relationships so (the CDF surface, docs/cdf.md "Relationships"). A relationship is an
 // edge: it is written through insertEdges inside the graph guard (SPEC "Edges" rules 1-5 and
 // 8, the daily `relationships` quota) and removed through removeEdges (rule 7: a delete that
