@@ -154,7 +154,11 @@ t.test('400s and 404s, one case per line', async (t) => {
   await check('start after end, second item', { items: [s, { ...s, start: '2024-01-02T00:00:00Z', end: '2024-01-01T00:00:00Z' }] }, { status: 400, fields: ['items.1.start'] });
   await check('bad start bound', { items: [{ ...s, start: 'yesterday' }] }, { status: 400, fields: ['items.0.start'] });
   await check('bad end bound', { items: [{ ...s, end: '2024-13-45' }] }, { status: 400, fields: ['items.0.end'] });
-  await check('unknown granularity', { items: [{ ...s, aggregates: ['AVG'], granularity: '2h' }] }, { status: 400, fields: ['items.0.granularity'] });
+  await check('unknown granularity', { items: [{ ...s, aggregates: ['AVG'], granularity: '2x' }] }, { status: 400, fields: ['items.0.granularity'] });
+  await check('granularity over its unit\'s limit', { items: [{ ...s, aggregates: ['AVG'], granularity: '121m' }] }, { status: 400, fields: ['items.0.granularity'] });
+  await check('unknown time zone', { items: [{ ...s, aggregates: ['AVG'], granularity: '1d', timeZone: 'Mars/Base' }] }, { status: 400, fields: ['items.0.timeZone'] });
+  await check('offset off 15 minutes', { items: [{ ...s, aggregates: ['AVG'], granularity: '1d', timeZone: '+05:20' }] }, { status: 400, fields: ['items.0.timeZone'] });
+  await check('timeZone without aggregates', { items: [{ ...s, timeZone: 'UTC' }] }, { status: 400, fields: ['items.0.timeZone'] });
   await check('unknown aggregate', { items: [{ ...s, aggregates: ['MEDIAN'], granularity: '1h' }] }, { status: 400, fields: ['items.0.aggregates.0'] });
   await check('limit 0', { items: [{ ...s, limit: 0 }] }, { status: 400, fields: ['items.0.limit'] });
   await check('raw limit 100000', { items: [{ ...s, limit: 100_000 }] }, 200);

@@ -32,7 +32,7 @@ export function datapointRoutes(datapoints: DatapointEngine): Route[] {
     jsonRoute({
       method: 'post', path: '/timeseries/data/list', operationId: 'listDatapoints', tag: TAG,
       summary: 'Raw or aggregated data points per series, with cursor paging',
-      description: 'Raw: `start` inclusive, `end` exclusive; without `start` the most recent `limit` points (ascending). `limit` default 100, max 100 000 (raw) or 10 000 (aggregates). Aggregates AVG, MIN, MAX, COUNT, SUM over UTC-aligned 1m/1h/1d buckets; overwritten and deleted points never count. TEXT series support COUNT only; MIXED aggregates the numeric points. 400 for granularity without aggregates (or aggregates without granularity) and start after end. Unknown series are a 404 unless `ignoreUnknownIds`.',
+      description: 'Raw: `start` inclusive, `end` exclusive; without `start` the most recent `limit` points (ascending). `limit` default 100, max 100 000 (raw) or 10 000 (aggregates). Aggregates AVG, MIN, MAX, COUNT, SUM over buckets of any CDF granularity (`30s`, `15m`, `2h`, `1d`, `1w`, `1mo`, `1q`, `1y`, ...) aligned to its unit in `timeZone` (IANA name or fixed offset, default UTC; days and months follow daylight saving); overwritten and deleted points never count. TEXT series support COUNT only; MIXED aggregates the numeric points. 400 for granularity without aggregates (or aggregates without granularity) and start after end. Unknown series are a 404 unless `ignoreUnknownIds`.',
       body: DatapointListRequest,
       responses: { 200: { description: 'per-series points', schema: DatapointListResponse }, 400: { description: 'invalid query' }, 404: { description: 'unknown series' } },
       handle: async ({ access, body }) => ok(await datapoints.list(access, body)),

@@ -109,7 +109,7 @@ export function mcpTools(engines: McpEngines): McpTool[] {
     }),
     tool({
       name: 'datapoints_list', title: 'Read data points', budget: 'read',
-      description: 'Data points of time series, raw or aggregated, exactly as POST /timeseries/data/list: items of { id | externalId, start, end (epoch ms or ISO-8601), limit, aggregates (AVG, MIN, MAX, COUNT, SUM), granularity (1m, 1h, 1d) }. Values are exact decimal strings.',
+      description: 'Data points of time series, raw or aggregated, exactly as POST /timeseries/data/list: items of { id | externalId, start, end (epoch ms or ISO-8601), limit, aggregates (AVG, MIN, MAX, COUNT, SUM), granularity (a count and a unit: 30s, 15m, 2h, 1d, 1w, 1mo, 1q, 1y), timeZone (IANA name or offset, for hour and longer buckets) }. Values are exact decimal strings.',
       input: DatapointListRequest,
       call: async (access, request) => parseChunks(await datapoints.list(access, request)),
     }),

@@ -37,7 +37,7 @@ export function unauthorized(message: string): ErrorReply {
 
 export function toErrorReply(error: unknown, errorsBase: string): ErrorReply {
   if (error instanceof BadRequestError) return errorBody(400, error, { fields: error.fields });
-  if (error instanceof UnprocessableError) return errorBody(422, error, { fields: error.fields });
+  if (error instanceof UnprocessableError) return errorBody(422, error, { fields: error.fields, ...(error.duplicated.length ? { duplicated: error.duplicated } : {}) });
   if (error instanceof NotFoundError) return errorBody(404, error, error.missing.length ? { missing: error.missing } : {});
   if (error instanceof DuplicateError) return errorBody(409, error, { duplicated: error.duplicated });
   if (error instanceof ConflictError) return errorBody(409, error, { cause: error.conflictCause });

@@ -17,6 +17,7 @@ import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
 import { runEventsSuite } from './events.ts';
 import { EVENTS_SIZES } from './events-workload.ts';
 import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
+import { CDF_SIZES, runCdfSuite } from './cdf.ts';
 import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
@@ -32,7 +33,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -97,6 +98,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('events')) result.suites.push(await benchEvents(opts));
   if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
   if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[opts.size], log: opts.log }));
+  if (opts.suites.includes('cdf')) result.suites.push(await benchCdf(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -164,6 +166,18 @@ async function benchFiles(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`files: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
     return await runFilesSuite({ url: service.url, token: service.token(tenant), mainPid: service.mainPid, size: FILES_SIZES[opts.size], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The CDF surface against SPEC's on the same data: a service of its own, the bench's raised limits. */
+async function benchCdf(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`cdf: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  const tenant = `bench-cdf-${Date.now()}`;
+  try {
+    return await runCdfSuite({ url: service.url, token: service.token(tenant), tenant, size: CDF_SIZES[opts.size], log: opts.log });
   } finally {
     await service.stop();
   }

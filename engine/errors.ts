@@ -29,10 +29,13 @@ export class BadRequestError extends DomainError {
   }
 }
 
-/** 422: a field failed validation (length, characters, required-ness, value type). */
+/**
+ * 422: a field failed validation (length, characters, required-ness, value type), or a batch
+ * names one record twice where that is refused (`duplicated` lists them).
+ */
 export class UnprocessableError extends DomainError {
   readonly code = 'UnprocessableError';
-  constructor(message: string, readonly fields: FieldProblem[]) {
+  constructor(message: string, readonly fields: FieldProblem[], readonly duplicated: Identifier[] = []) {
     super(message);
   }
 }

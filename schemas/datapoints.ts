@@ -18,7 +18,7 @@ export const DatapointInsertRequest = Type.Object({
 
 export const RawDatapoint = Type.Object({ timestamp: Timestamp, value: Type.String() });
 export const AggregateDatapoint = Type.Object({
-  timestamp: Type.Integer({ description: 'start of the UTC-aligned bucket' }),
+  timestamp: Type.Integer({ description: 'start of the bucket (aligned to the granularity unit in the time zone)' }),
   average: Type.Optional(Type.String()),
   min: Type.Optional(Type.String()),
   max: Type.Optional(Type.String()),
@@ -27,13 +27,21 @@ export const AggregateDatapoint = Type.Object({
 }, { description: 'Aggregate values are exact decimal strings like raw values (BIGINT and decimals never pass through a double); count is an integer.' });
 
 const AggregateName = Type.Union(['AVG', 'MIN', 'MAX', 'COUNT', 'SUM'].map((a) => Type.Literal(a)));
-const GranularityName = Type.Union(['1m', '1h', '1d'].map((g) => Type.Literal(g)));
+const GranularityName = Type.String({
+  minLength: 1, maxLength: 16,
+  description: 'a count and a unit: 1-120 `s`/`m` (seconds, minutes), 1-100 000 `h`, `d`, `mo`, also `w` (7 days), `q` (3 months), `y` (12 months) and the long forms `second(s)` ... `year(s)`, e.g. `30s`, `15m`, `2h`, `1d`, `1w`, `1mo`',
+});
+const TimeZoneName = Type.String({
+  minLength: 1, maxLength: 64,
+  description: 'aggregate buckets of an hour and longer align in this zone: an IANA name (`Europe/Oslo`) or a fixed offset in 15-minute steps (`UTC`, `+05:30`, `UTC+02:00`, `UTC-02`); default UTC',
+});
 
 const QueryFields = {
   start: Type.Optional(Instant),
   end: Type.Optional(Instant),
   aggregates: Type.Optional(Type.Array(AggregateName, { minItems: 1, maxItems: 5 })),
   granularity: Type.Optional(GranularityName),
+  timeZone: Type.Optional(TimeZoneName),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'raw: default 100, max 100 000; aggregates: default 100, max 10 000' })),
 };
 
@@ -46,7 +54,7 @@ export const DatapointListRequest = Type.Object({
   }), { minItems: 1, maxItems: 100 }),
   ...QueryFields,
   ignoreUnknownIds: Type.Optional(Type.Boolean({ default: false })),
-}, { description: 'Top-level start/end/aggregates/granularity/limit are defaults for every item. start inclusive, end exclusive; without start the most recent `limit` points are returned.' });
+}, { description: 'Top-level start/end/aggregates/granularity/timeZone/limit are defaults for every item. start inclusive, end exclusive; without start the most recent `limit` points are returned.' });
 export type DatapointListRequest = Static<typeof DatapointListRequest>;
 
 export const DatapointListItem = Type.Object({

@@ -4,26 +4,26 @@
 // insert (ingest/insert-datapoints.ts), list and latest (read/), delete (ingest/).
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import type { DatapointDeleteRequest, DatapointLatestRequest, DatapointListRequest } from '../../schemas/datapoints.ts';
+import type { DatapointDeleteRequest } from '../../schemas/datapoints.ts';
 import type { ServiceConfig } from '../config.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
 import type { CommitListener, IngestLog } from '../ingest/ingest-log.ts';
 import type { Access } from '../grants/access.ts';
 import type { HealthCheck } from '../health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from '../ingest/datapoint-body-parser.ts';
-import { deleteDatapoints } from '../ingest/delete-datapoints.ts';
+import { deleteDatapoints, type DeleteDatapointsOptions } from '../ingest/delete-datapoints.ts';
 import { GroupCommitLog } from '../ingest/group-commit.ts';
 import { IngestWal } from '../ingest/ingest-wal.ts';
 import { startIngester, type Ingester } from '../ingest/ingester.ts';
-import { insertDatapoints, type InsertDatapointsDeps } from '../ingest/insert-datapoints.ts';
+import { insertDatapoints, type InsertDatapointsDeps, type InsertDatapointsOptions } from '../ingest/insert-datapoints.ts';
 import { KafkaIngestLog } from '../ingest/kafka-log.ts';
 import { TargetHints } from '../ingest/target-hints.ts';
 import { replayIngestWal } from '../ingest/wal-replay.ts';
 import { logger } from '../log.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import type { Metrics } from '../metrics.ts';
-import { latestDatapoints } from './read/latest-datapoints.ts';
-import { listDatapoints } from './read/list-datapoints.ts';
+import { latestDatapoints, type LatestDatapointsOptions, type LatestDatapointsRequest } from './read/latest-datapoints.ts';
+import { listDatapoints, type ListDatapointsOptions, type ListDatapointsRequest } from './read/list-datapoints.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import type { RelationalStore } from '../stores/relational.ts';
@@ -54,13 +54,13 @@ export interface DatapointEngineDeps {
 }
 
 export interface DatapointEngine {
-  /** Inserts a raw POST /timeseries/data body; resolves once its points are durable. */
-  insert(access: Access, rawBody: Uint8Array): Promise<void>;
-  /** The JSON answer of POST /timeseries/data/list, as chunks sent without joining them. */
-  list(access: Access, request: DatapointListRequest): Promise<Uint8Array[]>;
+  /** Inserts a raw POST /timeseries/data body; resolves once its points are durable. Options: the CDF surface's rules. */
+  insert(access: Access, rawBody: Uint8Array, options?: InsertDatapointsOptions): Promise<void>;
+  /** The JSON answer of POST /timeseries/data/list, as chunks sent without joining them (SPEC's form unless options say CDF's). */
+  list(access: Access, request: ListDatapointsRequest, options?: ListDatapointsOptions): Promise<Uint8Array[]>;
   /** The JSON answer of POST /timeseries/data/latest, as chunks. */
-  latest(access: Access, request: Static<typeof DatapointLatestRequest>): Promise<Uint8Array[]>;
-  delete(access: Access, request: Static<typeof DatapointDeleteRequest>): Promise<void>;
+  latest(access: Access, request: LatestDatapointsRequest, options?: LatestDatapointsOptions): Promise<Uint8Array[]>;
+  delete(access: Access, request: Static<typeof DatapointDeleteRequest>, options?: DeleteDatapointsOptions): Promise<void>;
   store: DatapointStore;
   ingestLog: IngestLog;
   /** Shared memory for request bodies and their columns (slab-pool.ts). */
@@ -166,10 +166,10 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
     },
   }];
   return {
-    insert: (access, rawBody) => insertDatapoints(access, rawBody, insertDeps),
-    list: (access, request) => listDatapoints(access, request, readDeps),
-    latest: (access, request) => latestDatapoints(access, request, readDeps),
-    delete: (access, request) => deleteDatapoints(access, request, { series, store }),
+    insert: (access, rawBody, options) => insertDatapoints(access, rawBody, insertDeps, options),
+    list: (access, request, options) => listDatapoints(access, request, readDeps, options),
+    latest: (access, request, options) => latestDatapoints(access, request, readDeps, options),
+    delete: (access, request, options) => deleteDatapoints(access, request, { series, store }, options),
     store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;

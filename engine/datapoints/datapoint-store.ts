@@ -9,6 +9,7 @@ import { WriteVersionClock } from '../memory/write-version.ts';
 import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
 import { aggregate, aggregateMany, type AggregateRequest } from './read/datapoint-aggregate.ts';
 import { latest } from './read/datapoint-latest.ts';
+import { cdfAggregate, cdfAggregateMany, type CdfAggregateOptions, type CdfAggregateRequest, type CdfAggregateResult } from './read/cdf-aggregates.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './read/datapoint-read.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './tables/datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './tables/float-coding-migration.ts';
@@ -250,6 +251,19 @@ export class DatapointStore {
   /** Aggregates of several series at once (the items of one /timeseries/data/list), in request order. */
   aggregateMany(tenant: string, requests: readonly AggregateRequest[]): Promise<AggregateResult[]> {
     return aggregateMany(this.columnar, tenant, requests, this.contexts);
+  }
+
+  /**
+   * CDF's aggregates (average time-weighted, interpolation, variances, ...: cdf-aggregates.ts) of
+   * one series over CDF's granularities and time zones; cdfAggregateDatapointsJson writes the answer.
+   */
+  cdfAggregate(tenant: string, series: SeriesRef, options: CdfAggregateOptions): Promise<CdfAggregateResult> {
+    return cdfAggregate(this.columnar, tenant, series, options, this.contexts);
+  }
+
+  /** cdfAggregate of several series (the aggregate items of one CDF list request), in request order; items alike share statements. */
+  cdfAggregateMany(tenant: string, requests: readonly CdfAggregateRequest[]): Promise<CdfAggregateResult[]> {
+    return cdfAggregateMany(this.columnar, tenant, requests, this.contexts);
   }
 
   latest(tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {

@@ -77,6 +77,12 @@ export interface SeriesRef {
   valueType: ValueType;
 }
 
+/**
+ * The JSON form a read answers in: SPEC's (values as exact decimal strings, `valueType`) or
+ * CDF's (api/cdf: numeric values as JSON numbers, text as strings, `isString` and `isStep`).
+ */
+export type DatapointForm = 'spec' | 'cdf';
+
 export interface RawReadOptions {
   /** Inclusive, epoch ms. Omitted (with or without end): the most recent `limit` points before end. */
   start?: number;
@@ -86,6 +92,8 @@ export interface RawReadOptions {
   limit: number;
   /** nextCursor of the previous page of the same request. */
   cursor?: string;
+  /** The form of the point JSON readRawJson writes (readRaw ignores it). @default 'spec' */
+  form?: DatapointForm;
 }
 
 export interface RawReadResult {
@@ -101,11 +109,14 @@ export const AGGREGATE_NAMES = ['AVG', 'MIN', 'MAX', 'COUNT', 'SUM'] as const;
 export type AggregateName = (typeof AGGREGATE_NAMES)[number];
 
 export interface AggregateOptions {
-  /** Epoch ms; rounded down to the granularity (UTC-aligned buckets). */
+  /** Epoch ms; rounded down to the granularity's unit (in the time zone for hours and longer). */
   start: number;
   /** Epoch ms, exclusive: buckets starting before it are returned, each over all its points. */
   end: number;
-  granularity: Granularity;
+  /** A count of a unit, `1m`, `15m`, `2h`, `1d`, `1w`, `1mo`, `1q`, `1y`, ... (aggregate-grid.ts). */
+  granularity: Granularity | string;
+  /** An IANA name or a fixed offset (time-zone.ts); UTC when omitted. */
+  timeZone?: string;
   aggregates: readonly AggregateName[];
   /** Buckets per page, 1 to AGGREGATES_LIMIT_MAX. */
   limit: number;

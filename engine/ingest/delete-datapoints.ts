@@ -9,6 +9,7 @@ import type { Access } from '../grants/access.ts';
 import { coalesceDeleteRanges } from '../datapoints/write/delete-ranges.ts';
 import type { DatapointStore } from '../datapoints/datapoint-store.ts';
 import { parseInstant } from '../records/instant.ts';
+import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../meta/series-targets.ts';
@@ -19,11 +20,17 @@ export interface DeleteDatapointsDeps {
   store: DatapointStore;
 }
 
+export interface DeleteDatapointsOptions {
+  /** Unknown series as a NotFoundError listing them (the CDF surface answers it as a 400 with `missing`) instead of SPEC's BadRequestError. */
+  listMissing?: boolean;
+}
+
 /** Throws BadRequestError for a bad bound or an unknown series (SPEC: 400, not 404), ForbiddenError without a write grant. */
-export async function deleteDatapoints(access: Access, request: Static<typeof DatapointDeleteRequest>, deps: DeleteDatapointsDeps): Promise<void> {
+export async function deleteDatapoints(access: Access, request: Static<typeof DatapointDeleteRequest>, deps: DeleteDatapointsDeps, options: DeleteDatapointsOptions = {}): Promise<void> {
   const items = request.items;
   const bounds = items.map((item, i) => ({ begin: parseInstant(item.inclusiveBegin, `items.${i}.inclusiveBegin`), end: parseInstant(item.exclusiveEnd, `items.${i}.exclusiveEnd`) }));
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, items.map(identifierOf), 'write');
+  if (missing.length > 0 && options.listMissing) throw unknownSeriesError(missing, 'Unknown time series; nothing was deleted');
   if (missing.length > 0) {
     throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
   }

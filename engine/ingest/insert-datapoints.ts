@@ -33,6 +33,14 @@ export interface InsertDatapointsDeps {
   mode: 'group-commit' | 'kafka';
 }
 
+/** Rules of the CDF surface's insert that SPEC's lacks (api/cdf). SPEC's rules when omitted. */
+export interface InsertDatapointsOptions {
+  /** 'reject': a missing or unreadable series fails the whole request before anything is written (CDF), instead of SPEC's 404 after inserting the others. */
+  missingSeries?: 'insert-others' | 'reject';
+  /** Points of the whole request, at most (CDF: 100 000); over it is a 400 and nothing is written. */
+  pointsPerRequestMax?: number;
+}
+
 /** `items[3].datapoints[7].value` (the workers' JSON path) as the API's field names: `items.3.datapoints.7.value`. */
 function fieldName(path: string): string {
   return path.replace(/\[(\d+)\]/g, '.$1');
@@ -60,21 +68,23 @@ function valueProblems(errors: readonly BodyValueProblem[]): FieldProblem[] {
  * (values against their valueType: nothing is written), NotFoundError after inserting the
  * items whose series exist (SPEC), quota errors, OverloadedError when the workers are busy.
  */
-export async function insertDatapoints(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps): Promise<void> {
+export async function insertDatapoints(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps, options: InsertDatapointsOptions = {}): Promise<void> {
   // Announced while parsing, so the group commit can wait for this request to join it.
   const appended = deps.ingestLog.expectAppend?.();
   // The scanned and the encoded columns live in pooled shared memory; the encoded columns' slab
   // goes to the ingest log with the points (released once inserted), the rest at the answer.
   const slabs: Slab[] = [];
   try {
-    await insertDatapointsAnnounced(access, rawBody, deps, appended, slabs);
+    await insertDatapointsAnnounced(access, rawBody, deps, options, appended, slabs);
   } finally {
     appended?.();
     for (const slab of slabs) slab.release();
   }
 }
 
-async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps, appended: (() => void) | undefined, slabs: Slab[]): Promise<void> {
+async function insertDatapointsAnnounced(
+  access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps, options: InsertDatapointsOptions, appended: (() => void) | undefined, slabs: Slab[],
+): Promise<void> {
   const scratch = deps.slabs.acquire(deps.layout.scanScratchBytes(rawBody.byteLength));
   slabs.push(scratch);
   // With what we last knew of this tenant's series, the worker encodes in the scan task too.
@@ -83,7 +93,14 @@ async function insertDatapointsAnnounced(access: Access, rawBody: Uint8Array, de
   if (guessed) slabs.push(guessed);
   const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined);
   if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned.errors));
+  const pointsMax = options.pointsPerRequestMax;
+  if (pointsMax !== undefined && scanned.pointCount > pointsMax) {
+    throw new BadRequestError(`The request holds ${scanned.pointCount} data points; at most ${pointsMax} per request: split the batch`, [
+      { field: 'items', message: `at most ${pointsMax} data points per request`, value: scanned.pointCount, limit: pointsMax },
+    ]);
+  }
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items.map(identifierOf), 'write');
+  if (missing.length > 0 && options.missingSeries === 'reject') throw unknownSeriesError(missing, 'Nothing was inserted');
   deps.targetHints.learn(access.tenant, scanned.items, targets);
   const valueTypes = targets.map((t) => t?.valueType ?? null);
   const seriesIds = targets.map((t) => t?.seriesId ?? null);

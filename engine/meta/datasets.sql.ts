@@ -19,14 +19,27 @@ SELECT n.id, n.external_id, n.name, n.description, n.metadata, n.created_time, n
 export const DATA_SETS_BY_IDS = `${SELECT_DATA_SETS} AND n.id = ANY($2::bigint[])`;
 
 /**
- * One page of data sets by id: $1 tenant, $2 after this id, $3 readable ids (null: all),
- * $4 parent ids (null: any), $5 externalId prefix (null: any), $6 rows.
+ * The list's conditions on n: $3 readable ids (null: all), $5 externalId prefix (null: any),
+ * $7 metadata entries all present (JSON; null: any), $8 / $9 createdTime min / max, $10 / $11
+ * lastUpdatedTime min / max (inclusive; null: open).
  */
-export const LIST_DATA_SETS = `${SELECT_DATA_SETS} AND n.id > $2
+const DATA_SET_FILTER = `
    AND ($3::bigint[] IS NULL OR n.id = ANY($3::bigint[]))
-   AND ($4::bigint[] IS NULL OR p.id = ANY($4::bigint[]))
    AND ($5::text IS NULL OR starts_with(n.external_id, $5))
+   AND ($7::jsonb IS NULL OR n.metadata @> $7::jsonb)
+   AND ($8::bigint IS NULL OR n.created_time >= $8) AND ($9::bigint IS NULL OR n.created_time <= $9)
+   AND ($10::bigint IS NULL OR n.last_updated_time >= $10) AND ($11::bigint IS NULL OR n.last_updated_time <= $11)`;
+
+/**
+ * One page of data sets by id: $1 tenant, $2 after this id, $4 parent ids (null: any), $6 rows,
+ * and the conditions of DATA_SET_FILTER.
+ */
+export const LIST_DATA_SETS = `${SELECT_DATA_SETS} AND n.id > $2${DATA_SET_FILTER}
+   AND ($4::bigint[] IS NULL OR p.id = ANY($4::bigint[]))
  ORDER BY n.id LIMIT $6`;
+
+/** How many data sets match: LIST_DATA_SETS's parameters, with $2 0, $4 and $6 null (LIMIT NULL is none). */
+export const COUNT_DATA_SETS = `SELECT count(*)::float8 AS count FROM (${LIST_DATA_SETS}) matched`;
 
 /** Removes a data set's parent link: $1 tenant, $2 child id, $3 BELONGS_TO type id. */
 export const DELETE_PARENT_EDGE = `

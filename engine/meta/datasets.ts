@@ -1,7 +1,8 @@
 // Data sets (SPEC "Data sets"): nodes of kind 'dataset' in the shared node space; the parent
 // link is a BELONGS_TO edge from child to parent, which grants follow down the tree.
 import type { DataSet, DataSetCreate, DataSetUpdateItem } from '../../schemas/datasets.ts';
-import { BadRequestError, DuplicateError, ForbiddenError, UnprocessableError, type Identifier } from '../errors.ts';
+import { BadRequestError, DuplicateError, ForbiddenError, NotFoundError, UnprocessableError, type Identifier } from '../errors.ts';
+import { assertNoRepeats, type IdentifierRules } from '../records/repeated-identifiers.ts';
 import { readableIds, type Access } from '../grants/access.ts';
 import { BELONGS_TO, ensureRelationshipType } from '../graph/relationship-types.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -10,7 +11,7 @@ import { cursorCodec } from '../records/cursor-codec.ts';
 import { applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import { lookupNodes, identifierOf } from './node-lookup.ts';
 import {
-  DATA_SET_BELOW, DATA_SETS_BY_IDS, DELETE_PARENT_EDGE, INSERT_DATA_SET, INSERT_PARENT_EDGE, LIST_DATA_SETS, TAKEN_EXTERNAL_IDS, UPDATE_DATA_SET,
+  COUNT_DATA_SETS, DATA_SET_BELOW, DATA_SETS_BY_IDS, DELETE_PARENT_EDGE, INSERT_DATA_SET, INSERT_PARENT_EDGE, LIST_DATA_SETS, TAKEN_EXTERNAL_IDS, UPDATE_DATA_SET,
 } from './datasets.sql.ts';
 
 /** A list page resumes after the last data set id. */
@@ -37,6 +38,12 @@ interface DataSetRow {
   parent_external_id: string | null;
   created_time: number;
   last_updated_time: number;
+}
+
+function assertNoneMissing(identifiers: { id?: number; externalId?: string }[]): void {
+  if (identifiers.length === 0) return;
+  const missing = identifiers.map((i): Identifier => (i.externalId !== undefined ? { externalId: i.externalId } : { id: i.id as number }));
+  throw new NotFoundError(`Data sets not found: ${missing.map((m) => m.externalId ?? m.id).join(', ')}`, missing);
 }
 
 function toDataSet(r: DataSetRow): DataSet {
@@ -66,8 +73,12 @@ async function resolveParent(db: Queryable, tenant: string, ref: { parentId?: nu
   return found.row.id;
 }
 
-export async function createDataSets(store: RelationalStore, access: Access, items: DataSetCreate[], now = Date.now()): Promise<DataSet[]> {
+/** A create item; `name` may be absent (the CDF surface's is optional; SPEC's schema requires it). */
+export type DataSetCreateInput = Omit<DataSetCreate, 'name'> & { name?: string };
+
+export async function createDataSets(store: RelationalStore, access: Access, items: DataSetCreateInput[], rules: IdentifierRules = {}, now = Date.now()): Promise<DataSet[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items.map((i) => ({ externalId: i.externalId })));
   return store.transaction(async (tx) => {
     const externalIds = items.map((i) => i.externalId);
     const seen = new Set<string>();
@@ -83,7 +94,7 @@ export async function createDataSets(store: RelationalStore, access: Access, ite
         throw new ForbiddenError('Creating a root data set needs write access to every data set (a "*" write grant or no datasets claim)');
       }
       const { rows } = await tx.query<{ id: number }>(INSERT_DATA_SET, [
-        tenant, item.externalId, item.name, item.description ?? null, JSON.stringify(item.metadata ?? {}), now,
+        tenant, item.externalId, item.name ?? null, item.description ?? null, JSON.stringify(item.metadata ?? {}), now,
       ]);
       const id = (rows[0] as { id: number }).id;
       ids.push(id);
@@ -95,8 +106,10 @@ export async function createDataSets(store: RelationalStore, access: Access, ite
   });
 }
 
-export async function dataSetsByIds(db: Queryable, access: Access, identifiers: Identifier[]): Promise<DataSet[]> {
+/** Misses (unknown or unreadable alike) are omitted, or with `listMissing` a NotFoundError listing them. */
+export async function dataSetsByIds(db: Queryable, access: Access, identifiers: Identifier[], rules: IdentifierRules = {}): Promise<DataSet[]> {
   const resolved = await lookupNodes(db, access.tenant, 'dataset', identifiers, false, { visible: (row) => readable(access, row.id) });
+  if (rules.listMissing) assertNoneMissing(resolved.filter((r) => !r.row || !readable(access, r.row.id)).map((r) => r.identifier));
   const ids = [...new Set(resolved.flatMap((r) => (r.row && readable(access, r.row.id) ? [r.row.id] : [])))];
   if (ids.length === 0) return [];
   const { rows } = await db.query<DataSetRow>(DATA_SETS_BY_IDS, [access.tenant, ids]);
@@ -104,25 +117,50 @@ export async function dataSetsByIds(db: Queryable, access: Access, identifiers: 
   return ids.flatMap((id) => (byId.has(id) ? [toDataSet(byId.get(id) as DataSetRow)] : []));
 }
 
-export async function listDataSets(db: Queryable, access: Access, query: { parentIds?: number[]; externalIdPrefix?: string; limit: number; cursor?: string }): Promise<{ items: DataSet[]; nextCursor?: string }> {
+/** What a list or count of data sets may filter on (metadata, times: the CDF surface's filter). */
+export interface DataSetFilter {
+  parentIds?: number[];
+  externalIdPrefix?: string;
+  /** Every entry must be present. */
+  metadata?: Record<string, string>;
+  createdTime?: { min?: number; max?: number };
+  lastUpdatedTime?: { min?: number; max?: number };
+}
+
+/** LIST_DATA_SETS's parameters after the tenant: $2 after id, $3 … $11 (see datasets.sql.ts). */
+function listParams(access: Access, filter: DataSetFilter, afterId: number, rows: number | null): unknown[] {
+  return [
+    access.tenant, afterId, readableIds(access), filter.parentIds ?? null, filter.externalIdPrefix ?? null, rows,
+    filter.metadata ? JSON.stringify(filter.metadata) : null,
+    filter.createdTime?.min ?? null, filter.createdTime?.max ?? null, filter.lastUpdatedTime?.min ?? null, filter.lastUpdatedTime?.max ?? null,
+  ];
+}
+
+/** How many readable data sets match. */
+export async function countDataSets(db: Queryable, access: Access, filter: DataSetFilter = {}): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(COUNT_DATA_SETS, listParams(access, { ...filter, parentIds: undefined }, 0, null));
+  return Number(rows[0]?.count ?? 0);
+}
+
+export async function listDataSets(db: Queryable, access: Access, query: DataSetFilter & { limit: number; cursor?: string }): Promise<{ items: DataSet[]; nextCursor?: string }> {
   const decoded = query.cursor ? dataSetCursors.decode(query.cursor) : { ok: true as const, state: 0 };
   if (!decoded.ok) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
   const afterId = decoded.state;
-  const { rows } = await db.query<DataSetRow>(LIST_DATA_SETS, [
-    access.tenant, afterId, readableIds(access), query.parentIds ?? null, query.externalIdPrefix ?? null, query.limit + 1,
-  ]);
+  const { rows } = await db.query<DataSetRow>(LIST_DATA_SETS, listParams(access, query, afterId, query.limit + 1));
   const page = rows.slice(0, query.limit).map(toDataSet);
   const last = page[page.length - 1];
   return rows.length > query.limit && last ? { items: page, nextCursor: dataSetCursors.encode(last.id) } : { items: page };
 }
 
-export async function updateDataSets(store: RelationalStore, access: Access, items: DataSetUpdateItem[], now = Date.now()): Promise<DataSet[]> {
+export async function updateDataSets(store: RelationalStore, access: Access, items: DataSetUpdateItem[], rules: IdentifierRules = {}, now = Date.now()): Promise<DataSet[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items.map(identifierOf));
   const verbProblems = items.flatMap((item, index) => updateVerbProblems(item.update, DATA_SET_UPDATE_RULES, `items.${index}.update`, index));
   if (verbProblems.length > 0) throw new BadRequestError(`Invalid update: ${verbProblems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, verbProblems);
   return store.transaction(async (tx) => {
     const resolved = await lookupNodes(tx, tenant, 'dataset', items.map(identifierOf), true, { visible: (row) => readable(access, row.id) });
     const missing = resolved.filter((r) => !r.row || !readable(access, r.row.id));
+    if (rules.listMissing) assertNoneMissing(missing.map((m) => m.identifier));
     if (missing.length > 0) {
       throw new BadRequestError('Data set not found', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'not found', value: m.identifier.externalId ?? m.identifier.id })));
     }

@@ -43,10 +43,10 @@ export async function createLabels(db: Queryable, tenant: string, items: { exter
   return { created: inserted.rows.map(toLabel), duplicated: [] };
 }
 
-export async function listLabels(db: Queryable, tenant: string, opts: { prefix?: string; limit: number; cursor?: string }): Promise<{ items: Label[]; nextCursor?: string }> {
+export async function listLabels(db: Queryable, tenant: string, opts: { prefix?: string; name?: string; limit: number; cursor?: string }): Promise<{ items: Label[]; nextCursor?: string }> {
   const decoded = opts.cursor ? labelCursors.decode(opts.cursor) : { ok: true as const, state: '' };
   if (!decoded.ok) throw new BadRequestError('cursor is not one this service issued', [{ field: 'cursor', message: 'undecodable' }]);
-  const { rows } = await db.query<LabelRow>(LIST_LABELS, [tenant, decoded.state, opts.prefix ?? null, opts.limit + 1]);
+  const { rows } = await db.query<LabelRow>(LIST_LABELS, [tenant, decoded.state, opts.prefix ?? null, opts.limit + 1, opts.name ?? null]);
   const page = rows.slice(0, opts.limit).map(toLabel);
   const last = page[page.length - 1];
   return rows.length > opts.limit && last ? { items: page, nextCursor: labelCursors.encode(last.externalId) } : { items: page };

@@ -47,6 +47,14 @@ t.test('held series are answered from memory; misses always ask PostgreSQL', asy
   t.same(await directory.fetch('dir-b', [1], ['a-1']), [], 'another tenant never sees them');
 });
 
+t.test('isStep is carried, false by default, and a change of it is forgotten through the notification', async (t) => {
+  await createSeries('dir-step', 31, 'step-31');
+  t.equal((await directory.fetch('dir-step', [31], []))[0]?.isStep, false, 'false unless set');
+  await relational.pool.query(`UPDATE nodes SET is_step = true WHERE tenant = 'dir-step' AND id = 31`);
+  await pollUntil('the stepwise series', async () => (await directory.fetch('dir-step', [31], []))[0]?.isStep === true);
+  t.pass('the change is seen');
+});
+
 t.test('a change by another writer is forgotten through the notification', async (t) => {
   await directory.fetch('dir-a', [1], []);
   await relational.pool.query(`UPDATE nodes SET external_id = 'a-1-renamed', data_set_id = 42 WHERE tenant = 'dir-a' AND id = 1`);

@@ -1,9 +1,9 @@
-// The keys of time series (id, externalId, valueType, data set) held in memory, so
+// The keys of time series (id, externalId, valueType, data set, isStep) held in memory, so
 // a data point request resolves its series without a PostgreSQL round trip: a gateway's
 // 1,000-point request spent more CPU on that lookup than on storing its points. Only hits are
 // kept; a miss asks PostgreSQL every time, so a series created by any process is found at once.
 //
-// Staying true: a change of a kept key (externalId, data set, valueType) or a delete fires a
+// Staying true: a change of a kept key (externalId, data set, valueType, isStep) or a delete fires a
 // trigger that notifies every process (migration 004), which then forgets that tenant's
 // series. The process that made the change forgets them itself once it commits (forgetTenant),
 // so its own next request never sees the old keys. A lookup keeps what it fetched only if no
@@ -24,6 +24,8 @@ export interface SeriesKeyRow {
   external_id: string;
   value_type: string;
   data_set_id: number | null;
+  /** Stepwise (the value holds until the next point) rather than linear: CDF's aggregates read it. */
+  isStep: boolean;
 }
 
 /** Series kept across all tenants; past it a tenant being added to starts over (~150 B each). */

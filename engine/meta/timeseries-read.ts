@@ -11,7 +11,7 @@ import { lookupNodes } from './node-lookup.ts';
 import { and, nodeFilterParts, patternPredicate } from './node-filter.ts';
 import { nodePageJson, searchNodes, sortColumnsOf } from './node-page.ts';
 import { NODE_COLUMNS, TIMESERIES_JSON, toTimeSeries, type JsonPage, type NodeRow } from './timeseries-rows.ts';
-import { TIMESERIES_BY_IDS_JSON } from './timeseries-read.sql.ts';
+import { TIMESERIES_BY_IDS_JSON, TIMESERIES_RECORDS_BY_IDS_JSON, timeSeriesCountSql } from './timeseries-read.sql.ts';
 
 /** Sort allow-list (STYLE §7): the node columns SPEC lets time series sort by. */
 const TIMESERIES_SORT_COLUMNS = sortColumnsOf(SORTABLE_TIMESERIES_PROPERTIES);
@@ -29,9 +29,9 @@ interface JsonRow {
 }
 
 /** Time series as JSON texts, readable ones only: the resolver's family for byids. */
-const timeSeriesJsonFamily = (access: Access): RecordFamily<JsonRow> => ({
+const timeSeriesJsonFamily = (access: Access, sql = TIMESERIES_BY_IDS_JSON): RecordFamily<JsonRow> => ({
   async fetch(db, tenant, ids, externalIds) {
-    const { rows } = await db.query<JsonRow>(TIMESERIES_BY_IDS_JSON, [tenant, readableIds(access), ids, externalIds]);
+    const { rows } = await db.query<JsonRow>(sql, [tenant, readableIds(access), ids, externalIds]);
     return rows;
   },
   idOf: (row) => row.id,
@@ -55,7 +55,19 @@ export async function timeSeriesByIdsJson(db: Queryable, access: Access, identif
   return out;
 }
 
-async function filterWhere(db: Queryable, params: SqlParams, access: Access, filter: TimeSeriesFilter = {}): Promise<string> {
+/**
+ * SPEC's filter and the fields only the CDF surface sends: `isStep`, `textValued` (TEXT
+ * against every other value type), `externalIdPrefix` and `nameEquals` (taken literally, no
+ * wildcards, case-sensitive).
+ */
+export interface TimeSeriesRecordFilter extends TimeSeriesFilter {
+  isStep?: boolean;
+  textValued?: boolean;
+  externalIdPrefix?: string;
+  nameEquals?: string;
+}
+
+async function filterWhere(db: Queryable, params: SqlParams, access: Access, filter: TimeSeriesRecordFilter = {}): Promise<string> {
   let valueType: string | undefined;
   if (filter.valueType !== undefined) {
     valueType = filter.valueType.toUpperCase();
@@ -69,14 +81,20 @@ async function filterWhere(db: Queryable, params: SqlParams, access: Access, fil
     patternPredicate(params, 'unit', filter.unit),
     patternPredicate(params, 'unit_external_id', filter.unitExternalId),
     valueType ? `value_type = ${params.bind(valueType)}` : undefined,
+    filter.isStep === undefined ? undefined : `is_step = ${params.bind(filter.isStep)}`,
+    filter.textValued === undefined ? undefined : `(value_type = 'TEXT') = ${params.bind(filter.textValued)}`,
+    filter.externalIdPrefix === undefined ? undefined : `starts_with(external_id, ${params.bind(filter.externalIdPrefix)})`,
+    filter.nameEquals === undefined ? undefined : `name = ${params.bind(filter.nameEquals)}`,
   ]);
 }
 
 export interface FilterQuery {
-  filter?: TimeSeriesFilter;
+  filter?: TimeSeriesRecordFilter;
   limit: number;
   sort?: unknown;
   cursor?: string;
+  /** SQL of each record's JSON. @default TIMESERIES_JSON (SPEC's record) */
+  recordJson?: string;
 }
 
 /** One page of the filter, records as JSON texts (see TIMESERIES_JSON). */
@@ -84,7 +102,7 @@ export async function filterTimeSeriesJson(db: Queryable, access: Access, query:
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
   const indexedFilter = query.filter?.metadata !== undefined || query.filter?.labels !== undefined;
-  return nodePageJson(db, { where, params, sort: query.sort, cursor: query.cursor, limit: query.limit, columns: TIMESERIES_SORT_COLUMNS, recordJson: TIMESERIES_JSON, indexedFilter });
+  return nodePageJson(db, { where, params, sort: query.sort, cursor: query.cursor, limit: query.limit, columns: TIMESERIES_SORT_COLUMNS, recordJson: query.recordJson ?? TIMESERIES_JSON, indexedFilter });
 }
 
 /**
@@ -94,8 +112,39 @@ export async function filterTimeSeriesJson(db: Queryable, access: Access, query:
  * ranks above one that only contains it: searching "Pump" finds "Pump" before "Pump station".
  */
 export async function searchTimeSeries(db: Queryable, access: Access, query: { search: string; filter?: TimeSeriesFilter; limit: number }): Promise<TimeSeries[]> {
+  return (await searchTimeSeriesRows(db, access, query)).map(toTimeSeries);
+}
+
+/** The search's rows (see searchTimeSeries), for callers that need every stored field. */
+export async function searchTimeSeriesRows(db: Queryable, access: Access, query: { search: string; filter?: TimeSeriesRecordFilter; limit: number }): Promise<NodeRow[]> {
   const params = new SqlParams();
   const where = await filterWhere(db, params, access, query.filter);
-  const rows = await searchNodes<NodeRow>(db, { where, params, search: query.search, limit: query.limit, columns: NODE_COLUMNS });
-  return rows.map(toTimeSeries);
+  return searchNodes<NodeRow>(db, { where, params, search: query.search, limit: query.limit, columns: NODE_COLUMNS });
+}
+
+/** How many readable time series the filter matches. */
+export async function countTimeSeries(db: Queryable, access: Access, filter?: TimeSeriesRecordFilter): Promise<number> {
+  const params = new SqlParams();
+  const where = await filterWhere(db, params, access, filter);
+  const { rows } = await db.query<{ count: number }>(timeSeriesCountSql(where), params.values);
+  return Number(rows[0]?.count ?? 0);
+}
+
+/**
+ * Readable time series by identifiers as full records (TimeSeriesRecord JSON texts), in
+ * request order, a record named twice once. `ignoreUnknownIds` false: a miss (unknown or
+ * unreadable, indistinguishable) is a NotFoundError listing every one as the request named it.
+ */
+export async function timeSeriesRecordsByIds(db: Queryable, access: Access, identifiers: Identifier[], ignoreUnknownIds: boolean): Promise<string[]> {
+  const resolved = await resolveIdentifiers(timeSeriesJsonFamily(access, TIMESERIES_RECORDS_BY_IDS_JSON), db, access.tenant, identifiers);
+  const missing = resolved.filter((r) => !r.row).map((r) => r.identifier as Identifier);
+  if (missing.length > 0 && !ignoreUnknownIds) throw new NotFoundError(`Time series not found: ${missing.map((m) => m.externalId ?? m.id).join(', ')}`, missing);
+  const seen = new Set<number>();
+  const out: string[] = [];
+  for (const { row } of resolved) {
+    if (!row || seen.has(row.id)) continue;
+    seen.add(row.id);
+    out.push(row.j);
+  }
+  return out;
 }

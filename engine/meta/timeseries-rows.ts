@@ -14,11 +14,20 @@ export interface NodeRow {
   value_type: string | null;
   unit: string | null;
   unit_external_id: string | null;
+  /** Time series only: stepwise rather than linear; not part of SPEC's record (see toTimeSeries). */
+  is_step: boolean;
   created_time: number;
   last_updated_time: number;
 }
 
-export { NODE_COLUMNS, TIMESERIES_JSON } from './timeseries-rows.sql.ts';
+export { NODE_COLUMNS, TIMESERIES_JSON, TIMESERIES_RECORD_JSON } from './timeseries-rows.sql.ts';
+
+/**
+ * A time series with every stored field: SPEC's record, `name` absent when never set, and
+ * `isStep` (stepwise rather than linear between points), which SPEC's record leaves out. The
+ * CDF surface answers from it.
+ */
+export type TimeSeriesRecord = Omit<TimeSeries, 'name'> & { name?: string; isStep: boolean };
 
 /** A page of records as JSON texts, ready to splice into a response. */
 export interface JsonPage {
@@ -47,4 +56,9 @@ export function toTimeSeries(row: NodeRow): TimeSeries {
   if (row.data_set_id !== null) record.dataSetId = row.data_set_id;
   if (row.source !== null) record.source = row.source;
   return record;
+}
+
+export function toTimeSeriesRecord(row: NodeRow): TimeSeriesRecord {
+  const { name, ...rest } = toTimeSeries(row);
+  return { ...rest, ...(row.name !== null ? { name } : {}), isStep: row.is_step };
 }

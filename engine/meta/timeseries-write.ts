@@ -1,17 +1,20 @@
 // Time series create, update and delete (SPEC "Time series" endpoints): every batch is one
 // transaction, all-or-nothing, with SPEC's 400 / 403 / 409 / 422 cases checked before any
 // row is written.
-import type { TimeSeries, TimeSeriesCreate, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
-import { BadRequestError, ConflictError, DuplicateError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
+import type { TimeSeriesCreate, TimeSeriesUpdateItem } from '../../schemas/timeseries.ts';
+import { BadRequestError, ConflictError, DuplicateError, NotFoundError, UnprocessableError, type FieldProblem, type Identifier } from '../errors.ts';
+
+export type { IdentifierRules };
 import { assertCanWrite, type Access } from '../grants/access.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { GraphGuard } from '../graph/graph-guard.ts';
 import { governedFieldsWritten, type PolicyEvaluator } from '../policies/policy-evaluation.ts';
 import { duplicatedExternalIds } from './external-ids.ts';
+import { assertNoRepeats, type IdentifierRules } from '../records/repeated-identifiers.ts';
 import { ensureLabels } from './labels.ts';
 import { identifierOf, lookupNodes } from './node-lookup.ts';
-import { toTimeSeries, type NodeRow } from './timeseries-rows.ts';
+import type { NodeRow } from './timeseries-rows.ts';
 import { checkUnitFields } from './timeseries-units.ts';
 import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
 import {
@@ -19,6 +22,16 @@ import {
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * What a create may carry beyond SPEC's fields: `isStep` (stepwise rather than linear; false
+ * unless set), which only the CDF surface accepts, and a `name` that may be absent (CDF's is
+ * optional; SPEC's schema requires it).
+ */
+export type TimeSeriesCreateInput = Omit<TimeSeriesCreate, 'name'> & { name?: string; isStep?: boolean };
+
+/** An update as the engine takes it: SPEC's verbs, plus `isStep: {set}` (the CDF surface only). */
+export type TimeSeriesUpdateInput = Omit<TimeSeriesUpdateItem, 'update'> & { update: TimeSeriesUpdateItem['update'] & { isStep?: { set?: boolean } } };
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === UNIQUE_VIOLATION;
@@ -43,8 +56,9 @@ type Policies = Pick<PolicyEvaluator, 'evaluate'>;
 const governed = (row: NodeRow, path: string, changed?: ReadonlySet<'name' | 'externalId' | 'description'>) =>
   ({ id: row.id, externalId: row.external_id, name: row.name ?? '', description: row.description, dataSetId: row.data_set_id, path, ...(changed ? { changed } : {}) });
 
-export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreate[], policies: Policies, now = Date.now()): Promise<TimeSeries[]> {
+export async function createTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesCreateInput[], policies: Policies, rules: IdentifierRules = {}, now = Date.now()): Promise<NodeRow[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items.map((i) => ({ externalId: i.externalId })));
   const unitProblems = items.flatMap((item, index) => checkUnitFields(item, `items.${index}`, index));
   if (unitProblems.length > 0) throw new BadRequestError(`Unknown unit: ${unitProblems.map((p) => p.value).join(', ')}`, unitProblems);
   assertCanWrite(access, items.map((i) => i.dataSetId), 'time series create');
@@ -56,7 +70,7 @@ export async function createTimeSeries(store: RelationalStore, access: Access, i
       const { rows } = await tx.query<NodeRow>(INSERT_TIMESERIES, [
           tenant,
           items.map((i) => i.externalId),
-          items.map((i) => i.name),
+          items.map((i) => i.name ?? null),
           items.map((i) => i.description ?? null),
           items.map((i) => i.dataSetId ?? null),
           items.map((i) => JSON.stringify([...new Set(i.labels ?? [])])),
@@ -66,12 +80,13 @@ export async function createTimeSeries(store: RelationalStore, access: Access, i
           items.map((i) => i.unit ?? null),
           items.map((i) => i.unitExternalId ?? null),
           now,
+          items.map((i) => i.isStep ?? false),
       ]);
       await ensureLabels(tx, tenant, items.flatMap((i) => i.labels ?? []), now);
       const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
       const created = items.map((i) => byExternalId.get(i.externalId) as NodeRow);
       await policies.evaluate(tx, tenant, 'timeseries', created.map((row, index) => governed(row, `items.${index}`)), now);
-      return created.map(toTimeSeries);
+      return created;
     });
   } catch (error) {
     // A concurrent create took an externalId between our check and the insert.
@@ -95,10 +110,12 @@ const TIMESERIES_UPDATE_RULES: UpdateRules = {
   valueType: { shape: 'scalar' },
   metadata: { shape: 'map' },
   labels: { shape: 'list' },
+  isStep: { shape: 'scalar', required: true },
 };
 
-export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateItem[], policies: Policies, now = Date.now()): Promise<TimeSeries[]> {
+export async function updateTimeSeries(store: RelationalStore, access: Access, items: TimeSeriesUpdateInput[], policies: Policies, rules: IdentifierRules = {}, now = Date.now()): Promise<NodeRow[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(items);
   const problems = items.flatMap((item, index) => [
     ...(item.id === undefined && item.externalId === undefined ? [{ field: `items.${index}`, index, message: 'needs an id or an externalId' }] : []),
     ...updateVerbProblems(item.update, TIMESERIES_UPDATE_RULES, `items.${index}.update`, index),
@@ -109,6 +126,7 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
     return await store.transaction(async (tx) => {
       const resolved = await lookupNodes(tx, tenant, 'timeseries', items.map(identifierOf), true, { visible: (row) => canReadRow(access, row) });
       const missing = resolved.filter((r) => !r.row || !canReadRow(access, r.row));
+      if (missing.length > 0 && rules.listMissing) throw missingError(missing.map((m) => m.identifier));
       if (missing.length > 0) {
         throw new BadRequestError(`Time series not found: ${missing.map((m) => m.identifier.externalId ?? m.identifier.id).join(', ')}`,
           missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'not found', value: m.identifier.externalId ?? m.identifier.id })));
@@ -149,19 +167,20 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
           source: applyScalarVerb(row.source, u.source),
           metadata,
           labels,
+          isStep: u.isStep?.set ?? row.is_step,
         };
       });
       if (capProblems.length > 0) throw new UnprocessableError('Field caps exceeded after update', capProblems);
       for (const n of next) {
         const { rows: out } = await tx.query<NodeRow>(UPDATE_TIMESERIES, [
-          tenant, n.id, n.externalId, n.name, n.description, n.unit, n.unitExternalId, n.dataSetId, n.source, JSON.stringify(n.metadata), n.labels, now,
+          tenant, n.id, n.externalId, n.name, n.description, n.unit, n.unitExternalId, n.dataSetId, n.source, JSON.stringify(n.metadata), n.labels, now, n.isStep,
         ]);
         if (!out[0]) throw new ConflictError();
         updated.push(out[0]);
       }
       await ensureLabels(tx, tenant, next.flatMap((n) => n.labels), now);
-      await policies.evaluate(tx, tenant, 'timeseries', updated.map((row, index) => governed(row, `items.${index}.update`, governedFieldsWritten((items[index] as TimeSeriesUpdateItem).update))), now);
-      return updated.map(toTimeSeries);
+      await policies.evaluate(tx, tenant, 'timeseries', updated.map((row, index) => governed(row, `items.${index}.update`, governedFieldsWritten((items[index] as TimeSeriesUpdateInput).update))), now);
+      return updated;
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -169,6 +188,12 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
     }
     throw error;
   }
+}
+
+/** Unknown and unreadable series alike, as the request named them. */
+function missingError(identifiers: { id?: number; externalId?: string }[]): NotFoundError {
+  const missing = identifiers.map((i): Identifier => (i.externalId !== undefined ? { externalId: i.externalId } : { id: i.id as number }));
+  return new NotFoundError(`Time series not found: ${missing.map((m) => m.externalId ?? m.id).join(', ')}`, missing);
 }
 
 function canReadRow(access: Access, row: NodeRow): boolean {
@@ -180,13 +205,16 @@ function canReadRow(access: Access, row: NodeRow): boolean {
  * relationship is refused with 400 naming it. Returns the deleted ids, whose points the caller
  * purges in the background (SPEC lifecycle: unreachable at once, purged asynchronously).
  */
-export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[], graph: Pick<GraphGuard, 'lock'>): Promise<number[]> {
+export async function deleteTimeSeries(store: RelationalStore, access: Access, identifiers: Identifier[], graph: Pick<GraphGuard, 'lock'>, rules: IdentifierRules = {}): Promise<number[]> {
   const tenant = access.tenant;
+  if (rules.refuseRepeats) assertNoRepeats(identifiers);
   return store.transaction(async (tx) => {
     // Serialised with the tenant's graph writes: an edge created from the series meanwhile
     // would otherwise survive it, pointing from a deleted node.
     await graph.lock(tx, tenant);
     const resolved = await lookupNodes(tx, tenant, 'timeseries', identifiers, true, { visible: (row) => canReadRow(access, row) });
+    const missing = resolved.filter((r) => !r.row || !canReadRow(access, r.row));
+    if (missing.length > 0 && rules.listMissing) throw missingError(missing.map((m) => m.identifier));
     const rows = resolved.flatMap((r) => (r.row && canReadRow(access, r.row) ? [r.row] : []));
     if (rows.length === 0) return [];
     assertCanWrite(access, rows.map((r) => r.data_set_id), 'time series delete');

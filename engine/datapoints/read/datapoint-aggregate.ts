@@ -11,12 +11,11 @@ import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
+import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
 import type { Range } from './series-context.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
-import type { AggregateBucket, AggregateOptions, AggregateResult, Granularity, SeriesRef } from '../types.ts';
-
-const GRANULARITY_MS: Record<Granularity, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
+import type { AggregateBucket, AggregateOptions, AggregateResult, SeriesRef } from '../types.ts';
 
 /** count, sum, min, max of a bucket or an hour; sums and extremes exact for exact families. */
 interface Partial { n: number; s: number | bigint; lo: number | bigint; hi: number | bigint }
@@ -55,10 +54,23 @@ export interface AggregateRequest {
   options: AggregateOptions;
 }
 
-interface BucketRange { start: number; end: number; granularityMs: number }
+/**
+ * The buckets of a read (aggregate-grid.ts) and the rollup rows they are folded from: `base`
+ * is ROLLUP_BUCKET_MS (hour rows, minute rows of hours a dirty range touches, raw points of
+ * dirty minutes), MINUTE_BUCKET_MS (minute rows, raw points of dirty minutes) or 0 (raw points
+ * only: sub-minute buckets, or edges off whole minutes). Rows are grouped to `grid.cellMs`
+ * from `grid.origin` in the store and folded to buckets here.
+ */
+interface BucketRange { start: number; end: number; grid: BucketGrid; base: number }
+
+/** The rollup rows every cell of the grid is made of whole (0: none, raw points only). */
+function baseOf(grid: BucketGrid): number {
+  for (const base of [ROLLUP_BUCKET_MS, MINUTE_BUCKET_MS]) if (grid.cellMs % base === 0 && grid.origin % base === 0) return base;
+  return 0;
+}
 
 /** The bucket range of a request after alignment and cursor, or undefined when empty. */
-function aggregateRange(request: AggregateRequest): BucketRange | undefined {
+export function aggregateRange(request: AggregateRequest): BucketRange | undefined {
   const { series, options } = request;
   assertLimit(options.limit, AGGREGATES_LIMIT_MAX);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
@@ -69,22 +81,19 @@ function aggregateRange(request: AggregateRequest): BucketRange | undefined {
     ]);
   }
   if (options.start > options.end) throw new BadRequestError('start must not be after end', [{ field: 'start', message: 'after end', value: options.start }]);
-  const granularityMs = GRANULARITY_MS[options.granularity];
-  const align = (ms: number) => ms - (((ms % granularityMs) + granularityMs) % granularityMs);
-  let start = align(options.start);
-  const end = align(options.end) === options.end ? options.end : align(options.end) + granularityMs;
-  if (options.cursor !== undefined) start = Math.max(start, decodeCursor(options.cursor, 'b'));
-  return start >= end || options.aggregates.length === 0 ? undefined : { start, end, granularityMs };
+  const from = options.cursor !== undefined ? decodeCursor(options.cursor, 'b') : undefined;
+  const grid = requestGrid(options.granularity, options.timeZone, options.start, options.end, from);
+  return !grid || options.aggregates.length === 0 ? undefined : { start: grid.start, end: grid.end, grid, base: baseOf(grid) };
 }
 
 /** The rollup statement of a read: the tables' rows outside dirty ranges, UNION ALL. */
 function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, params: ColumnarParams): string {
   const shape = FAMILY_SHAPES[family];
   const minuteCondition = dirtyMinutes.size > 0 ? `NOT (${bucketRangeList(params, dirtyMinutes, MINUTE_BUCKET_MS)})` : '';
-  if (range.granularityMs < ROLLUP_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.granularityMs !== MINUTE_BUCKET_MS);
+  if (range.base === MINUTE_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.grid.cellMs !== MINUTE_BUCKET_MS);
   // Hours a dirty range touches: their clean minutes from minute rows, their dirty ones from raw points.
   const dirtyHours = widenSeriesRanges(dirtyMinutes, ROLLUP_BUCKET_MS, range.start, range.end);
-  const grouped = range.granularityMs !== ROLLUP_BUCKET_MS;
+  const grouped = range.grid.cellMs !== ROLLUP_BUCKET_MS;
   if (dirtyHours.size === 0) return rollupBucketsSql(shape, shape.rollupTable, '', grouped);
   // A range list names the rows overlapping it, so it is built for each table's row width.
   const hourRows = bucketRangeList(params, dirtyHours, ROLLUP_BUCKET_MS);
@@ -225,19 +234,22 @@ async function bucketPartials(
   const contexts = await contextsOf(store, tenant, ids, cache);
   const dirty = new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []]));
   // Minute rows are current wherever no dirty range covers them; window bounds are whole minutes.
-  const rawRanges = widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
+  // Without a rollup base every point is read raw.
+  const rawRanges = range.base === 0
+    ? new Map(ids.map((id): [number, Range[]] => [id, [[range.start, range.end]]]))
+    : widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
   const spannedDays = (floorTo(range.end - 1, DAY_MS) - floorTo(range.start, DAY_MS)) / DAY_MS + 1;
-  const fromMinuteDays = cache !== undefined && family === 'float' && range.granularityMs === MINUTE_BUCKET_MS
+  const fromMinuteDays = cache !== undefined && family === 'float' && range.grid.stepMs === MINUTE_BUCKET_MS && range.grid.origin % MINUTE_BUCKET_MS === 0
     && spannedDays * ids.length <= MINUTE_DAYS_PER_READ_MAX;
   const readRollups = async (): Promise<readonly PartialRow[]> => {
-    if (fromMinuteDays) return [];
+    if (fromMinuteDays || range.base === 0) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
-    const key = rawRanges.size === 0 ? rollupKey(tenant, family, range.start, range.end, range.granularityMs, ids) : undefined;
+    const key = rawRanges.size === 0 ? rollupKey(tenant, family, range.start, range.end, range.grid.cellMs, range.grid.origin, ids) : undefined;
     const cached = key !== undefined ? cache?.getRollup<PartialRow>(key) : undefined;
     if (cached) return cached;
     const params = new ColumnarParams();
     const sql = rollupStatement(family, range, rawRanges, params);
-    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.granularityMs });
+    const rows = await store.query<PartialRow>(sql, { ...params.values, tenant, series: ids.map(BigInt), start: range.start, end: range.end, granularity: range.grid.cellMs, origin: range.grid.origin });
     if (key !== undefined) cache?.setRollup(mark, key, rows);
     return rows;
   };
@@ -246,7 +258,7 @@ async function bucketPartials(
     const tombstones = bindTombstones(contexts.values(), range.start, range.end);
     const params = new ColumnarParams();
     const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form);
-    return store.query<PartialRow>(sql, { ...params.values, granularity: range.granularityMs, ...tombstones.params });
+    return store.query<PartialRow>(sql, { ...params.values, granularity: range.grid.cellMs, origin: range.grid.origin, ...tombstones.params });
   };
   const [rollupRows, rawRows, held] = await Promise.all([
     readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,
@@ -254,7 +266,7 @@ async function bucketPartials(
   const out = held ?? new Map<number, Map<number, Partial>>();
   for (const row of [...rollupRows, ...rawRows]) {
     const id = Number(row.series);
-    const bucket = floorTo(Number(row.a), range.granularityMs);
+    const bucket = bucketStartOf(range.grid, Number(row.a));
     const buckets = out.get(id) ?? new Map<number, Partial>();
     buckets.set(bucket, addPartial(buckets.get(bucket), partialOf(row, exact)));
     out.set(id, buckets);
@@ -273,7 +285,8 @@ export async function aggregateMany(store: ColumnarStore, tenant: string, reques
     const range = aggregateRange(request);
     if (!range) return;
     const family = familyOf(request.series.valueType);
-    const key = `${family}:${range.start}:${range.end}:${range.granularityMs}:${request.options.limit}`;
+    // The grid is a function of the granularity, the zone and its aligned bounds.
+    const key = `${family}:${range.start}:${range.end}:${request.options.granularity}:${request.options.timeZone ?? ''}:${request.options.limit}`;
     const group = groups.get(key) ?? { family, range, limit: request.options.limit, members: [] };
     group.members.push(index);
     groups.set(key, group);

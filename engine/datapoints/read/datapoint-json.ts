@@ -1,11 +1,25 @@
 // Response bodies of data point reads, written as JSON text directly: a 100 000-point answer
 // is one string concatenation instead of 100 000 objects through JSON.stringify. Only
 // numbers the engine formatted and JSON.stringify'd strings go in, so the text stays valid.
+// Raw items come in two forms (DatapointForm): SPEC's, values as exact decimal strings under
+// `valueType`, and CDF's, numeric values as JSON numbers under `isString` and `isStep`.
 import { formatDatapointValue, formatFloat } from './datapoint-format.ts';
-import type { AggregateBucket, AggregateName, SeriesPoints, ValueType } from '../types.ts';
+import type { AggregateBucket, AggregateName, DatapointForm, SeriesPoints, ValueType } from '../types.ts';
 import type { SeriesTarget } from '../../meta/series-targets.ts';
 
-function header(target: SeriesTarget): string {
+/**
+ * CDF's `isStep` of a series: the one place that decides it. The series directory does not
+ * carry the flag yet, so every series answers false. TODO: read it from the series target
+ * once the directory's entries carry isStep.
+ */
+export function cdfIsStep(_target: SeriesTarget): boolean {
+  return false;
+}
+
+function header(target: SeriesTarget, form: DatapointForm = 'spec'): string {
+  if (form === 'cdf') {
+    return `{"id":${target.seriesId},"externalId":${JSON.stringify(target.externalId)},"isString":${target.valueType === 'TEXT'},"isStep":${cdfIsStep(target)},"datapoints":[`;
+  }
   return `{"id":${target.seriesId},"externalId":${JSON.stringify(target.externalId)},"valueType":"${target.valueType}","datapoints":[`;
 }
 
@@ -23,6 +37,16 @@ function valueAt(points: SeriesPoints, i: number): string {
   return points.isText?.[i] ? JSON.stringify(points.text?.[i] ?? '') : `"${formatFloat(points.float?.[i] as number)}"`;
 }
 
+/** The value of point i as a JSON number (text as a JSON string): CDF's form, the same digits as valueAt's. */
+function cdfValueAt(points: SeriesPoints, i: number): string {
+  const vt = points.valueType;
+  if (vt === 'FLOAT' || vt === 'FLOAT32') return formatFloat(points.float?.[i] as number);
+  if (vt === 'BIGINT') return `${points.bigint?.[i] as bigint}`;
+  if (vt === 'NUMERIC' || vt === 'DECIMAL32') return formatDatapointValue(vt, points.scaled?.[i] as bigint);
+  if (vt === 'TEXT') return JSON.stringify(points.text?.[i] ?? '');
+  return points.isText?.[i] ? JSON.stringify(points.text?.[i] ?? '') : formatFloat(points.float?.[i] as number);
+}
+
 /** Points per string chunk: long enough to amortise the Buffer conversion, short enough to stay a flat string. */
 const POINTS_PER_CHUNK = 1024;
 
@@ -31,14 +55,15 @@ const POINTS_PER_CHUNK = 1024;
  * and converted to bytes per chunk: about twice as fast for 100 000 points as one string
  * per point joined at the end (bench Q3).
  */
-export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCursor?: string): Buffer {
+export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCursor?: string, form: DatapointForm = 'spec'): Buffer {
   // Numbers and the fixed text are ASCII; only TEXT and MIXED values may need UTF-8.
   const encoding = points.valueType === 'TEXT' || points.valueType === 'MIXED' ? 'utf8' : 'latin1';
   const ts = points.timestampMs;
-  const chunks: Buffer[] = [Buffer.from(header(target))];
+  const value = form === 'cdf' ? cdfValueAt : valueAt;
+  const chunks: Buffer[] = [Buffer.from(header(target, form))];
   let text = '';
   for (let i = 0; i < ts.length; i++) {
-    text += `${i > 0 ? ',' : ''}{"timestamp":${ts[i] as number},"value":${valueAt(points, i)}}`;
+    text += `${i > 0 ? ',' : ''}{"timestamp":${ts[i] as number},"value":${value(points, i)}}`;
     if (i % POINTS_PER_CHUNK === POINTS_PER_CHUNK - 1) {
       chunks.push(Buffer.from(text, encoding));
       text = '';
@@ -48,9 +73,25 @@ export function rawItemJson(target: SeriesTarget, points: SeriesPoints, nextCurs
   return Buffer.concat(chunks);
 }
 
-/** One item of a raw answer around point JSON the engine wrote (`{..},{..}`, see readRawJson), as parts for itemsJson (one copy in all). */
-export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array, nextCursor?: string): Uint8Array[] {
-  return [Buffer.from(header(target)), datapoints, Buffer.from(footer(nextCursor))];
+const COMMA = Buffer.from(',');
+
+/**
+ * One item of a raw answer around point JSON the engine wrote (`{..},{..}`, see readRawJson),
+ * as parts for itemsJson (one copy in all). Several runs of points (CDF's outside points around
+ * a page) are joined with commas, empty ones left out.
+ */
+export function rawItemFromJson(target: SeriesTarget, datapoints: Uint8Array | readonly Uint8Array[], nextCursor?: string, form: DatapointForm = 'spec'): Uint8Array[] {
+  const parts: Uint8Array[] = [Buffer.from(header(target, form))];
+  if (datapoints instanceof Uint8Array) parts.push(datapoints);
+  else {
+    for (const run of datapoints) {
+      if (run.byteLength === 0) continue;
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(run);
+    }
+  }
+  parts.push(Buffer.from(footer(nextCursor)));
+  return parts;
 }
 
 const FIELD_OF: Record<AggregateName, keyof AggregateBucket> = { AVG: 'average', MIN: 'min', MAX: 'max', COUNT: 'count', SUM: 'sum' };

@@ -6,6 +6,7 @@
 // covering tombstone's is dead; the rule is monotonic in version, so filtering before or after
 // FINAL's dedup gives the same rows. Tenant leads every WHERE; names come from families.ts only.
 import type { TombstoneForm } from './series-context.ts';
+import type { DatapointForm } from '../types.ts';
 import { FAMILY_SHAPES, type Family, type FamilyShape } from '../tables/families.ts';
 
 /** The bound tombstones as rows (disjoint per series, datapoint-read-context.ts bindTombstones). */
@@ -66,12 +67,12 @@ function exactOrText(shape: FamilyShape, column: string, read: (c: string) => st
  * Rows of one rollup table (`table`: hourly or minute rows) in [start, end), as partials (a =
  * bucket, n/s/lo/hi = count, sum, min, max as text; exact types as scaled integers), with
  * `condition` AND-ed (generated from bound ranges: leaving out dirty ranges, answered from raw
- * points instead). `grouped`: folded to {granularity:Int64} buckets in the engine; else the
+ * points instead). `grouped`: folded to {granularity:Int64} buckets from {origin:Int64} in the engine; else the
  * rows themselves (no GROUP BY: ~1 ms less). Statements of several tables join with UNION ALL.
  */
 export function rollupBucketsSql(shape: FamilyShape, table: string, condition: string, grouped: boolean): string {
   const [n, s, lo, hi] = grouped ? ['sum(value_count)', 'sum(value_sum)', 'min(value_min)', 'max(value_max)'] : ['value_count', 'value_sum', 'value_min', 'value_max'];
-  const bucket = grouped ? 'bucket - positiveModulo(bucket, {granularity:Int64})' : 'bucket';
+  const bucket = grouped ? 'bucket - positiveModulo(bucket - {origin:Int64}, {granularity:Int64})' : 'bucket';
   return `SELECT toString(series_id) AS series, toString(${bucket}) AS a, toString(${n}) AS n,
   ${exactOrText(shape, s, shape.readSum)} AS s, ${exactOrText(shape, lo, shape.readMinMax)} AS lo, ${exactOrText(shape, hi, shape.readMinMax)} AS hi
 FROM ${table} FINAL
@@ -96,13 +97,13 @@ function rawAggregateColumns(shape: FamilyShape): string {
 }
 
 /**
- * Buckets of {granularity:Int64} ms from raw points inside the given ranges (generated
+ * Buckets of {granularity:Int64} ms from {origin:Int64} from raw points inside the given ranges (generated
  * `(tenant = .. AND series_id = .. AND ts >= .. AND ts < ..) OR ..`), as text like the context rows.
  */
 export function rawBucketsSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
-  return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
+  return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
 ${liveRawRows(shape, where(`(${ranges})`, shape.aggregateRowFilter), tombstones)}
-GROUP BY series_id, ts - positiveModulo(ts, {granularity:Int64})`;
+GROUP BY series_id, ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})`;
 }
 
 /** The last value columns as text (mixed: value, text, is_text), for one UNION shape. */
@@ -173,7 +174,23 @@ const VALUE_JSON: Readonly<Record<Family, string>> = {
 };
 
 /**
- * One raw page as JSON text (RawBLOB): each point `,{"timestamp":..,"value":".."}`, ascending,
+ * The JSON value of a raw point per family in CDF's form: numbers as JSON numbers (the same
+ * digits as SPEC's strings, without the quotes), text as JSON strings.
+ */
+const VALUE_JSON_CDF: Readonly<Record<Family, string>> = {
+  float: floatText('value'),
+  int: 'toString(value)',
+  numeric: 'toString(value)',
+  decimal32: 'toString(value)',
+  text: 'toJSONString(value)',
+  mixed: `if(is_text = 1, toJSONString(text), ${floatText('value')})`,
+};
+
+const VALUE_JSON_OF_FORM: Readonly<Record<DatapointForm, Readonly<Record<Family, string>>>> = { spec: VALUE_JSON, cdf: VALUE_JSON_CDF };
+
+/**
+ * One raw page as JSON text (RawBLOB): each point `,{"timestamp":..,"value":".."}` (`form`
+ * 'cdf': numbers unquoted), ascending,
  * formatted by the engine (shortest round-trip floats, exact integers and decimals). The page
  * reads {fetch} = {limit} + 1 points; the one past the page comes out as `\n<ts>` instead,
  * last when ascending and first when descending, so the caller knows a next page exists and
@@ -184,8 +201,8 @@ const VALUE_JSON: Readonly<Record<Family, string>> = {
  * function and faster than the parallel read here (bench Q3: 25 -> 16 ms). Descending pages
  * are turned around for the answer, and row_number over an explicit order numbers them.
  */
-export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
-  const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON[shape.family]}, '}')`;
+export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, form: DatapointForm = 'spec'): string {
+  const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON_OF_FORM[form][shape.family]}, '}')`;
   const page = `SELECT ts, ${shape.rawValueColumns.join(', ')}
     ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
     ORDER BY ts ${order}

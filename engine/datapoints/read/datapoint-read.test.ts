@@ -1,7 +1,7 @@
 // Goal: raw pages written as JSON by the engine (readRawJson) say exactly what the JS path
 // says (readRaw formatted as the API did before): every value family with its awkward values
-// (-0, 1e21 and up, subnormals, BIGINT beyond 2^53, decimals, text needing escapes), deleted
-// and overwritten points, and cursors in both directions visiting each point once; and the
+// (-0, 1e21 and up, subnormals, BIGINT beyond 2^53, decimals, text needing escapes) in SPEC's
+// form and CDF's (values as JSON numbers), deleted and overwritten points, and cursors in both directions visiting each point once; and the
 // store's cached read contexts give the answers of uncached reads after writes, deletes,
 // folds and reads racing them. Method: a real chdb engine in a temp dir; the JS rendering and
 // the uncached read functions are the references.
@@ -33,7 +33,7 @@ const target = (ref: SeriesRef) => ({ seriesId: ref.seriesId, externalId: `x${re
 async function both(tenant: string, ref: SeriesRef, options: RawReadOptions) {
   const js = await store.readRaw(tenant, ref, options);
   const engine = await store.readRawJson(tenant, ref, options);
-  const jsText = rawItemJson(target(ref), js.points, js.nextCursor).toString('utf8');
+  const jsText = rawItemJson(target(ref), js.points, js.nextCursor, options.form).toString('utf8');
   const engineText = `{"datapoints":[${Buffer.from(engine.datapoints).toString('utf8')}]}`;
   return { js: JSON.parse(jsText).datapoints as unknown[], engine: JSON.parse(engineText).datapoints as unknown[], jsCursor: js.nextCursor, engineCursor: engine.nextCursor };
 }
@@ -68,6 +68,9 @@ t.test('every family with awkward values, whole and paged', async (t) => {
     await check(t, tenant, ref, { limit: 100 });
     await check(t, tenant, ref, { start: T0 + 3000, end: T0 + 5000, limit: 100 });
     await check(t, tenant, ref, { start: T0 + 5000, end: T0 + 5000, limit: 100 });
+    // CDF's form: the same digits as JSON numbers, text as strings.
+    await check(t, tenant, ref, { start: T0, limit: 100, form: 'cdf' });
+    await check(t, tenant, ref, { limit: 5, form: 'cdf' });
   }
 });
 

@@ -81,7 +81,7 @@ const NEWLINE = 0x0a;
 export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { datapoints: new Uint8Array(0) };
-  const key = pageKey(tenant, series.seriesId, series.valueType, start, end, options.limit, descending);
+  const key = pageKey(tenant, series.seriesId, series.valueType, start, end, options.limit, descending, options.form ?? 'spec');
   const cached = cache?.getPage<RawJsonResult>(key);
   if (cached) return cached;
   const mark = cache?.begin();
@@ -94,7 +94,7 @@ async function readRawJsonPage(store: ColumnarStore, tenant: string, series: Ser
   const { start, end, descending } = rawWindow(options);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
-  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {
+  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form), {
     tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstones.params,
   });
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);

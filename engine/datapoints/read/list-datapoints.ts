@@ -9,11 +9,13 @@ import type { DatapointStore } from '../datapoint-store.ts';
 import { parseInstant } from '../../records/instant.ts';
 import { unknownSeriesError } from '../unknown-series.ts';
 import { identifierOf } from '../../records/identifiers.ts';
-import type { AggregateName, Granularity } from '../types.ts';
+import type { AggregateName, DatapointForm, Granularity } from '../types.ts';
 import type { SeriesDirectory } from '../../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
 import { timed, type Metrics } from '../../metrics.ts';
 import { aggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
+import { parseGranularity } from './aggregate-grid.ts';
+import { parseTimeZone } from './time-zone.ts';
 
 export interface ListDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
@@ -24,13 +26,31 @@ export interface ListDatapointsDeps {
   metrics: Metrics;
 }
 
+/** An item of a list request: SPEC's, plus CDF's includeOutsidePoints (api/cdf). */
+export type ListDatapointsItem = DatapointListRequest['items'][number] & { includeOutsidePoints?: boolean };
+
+/** SPEC's list request, or one the CDF surface translated into it. */
+export interface ListDatapointsRequest extends Omit<DatapointListRequest, 'items'> {
+  items: ListDatapointsItem[];
+}
+
+export interface ListDatapointsOptions {
+  /** The answer's JSON form. @default 'spec' */
+  form?: DatapointForm;
+  /** Raw points all items may ask for together (the sum of their limits): CDF's cap per request. Unbounded when omitted. */
+  rawPointsPerRequestMax?: number;
+}
+
 interface ListQuery {
   start?: number;
   end?: number;
   aggregates?: AggregateName[];
   granularity?: string;
+  timeZone?: string;
   limit: number;
   cursor?: string;
+  /** The last point before start (first page only) and the first at or after end (last page only), besides the page. */
+  includeOutsidePoints: boolean;
 }
 
 /**
@@ -38,8 +58,10 @@ interface ListQuery {
  * Throws BadRequestError for an invalid item query (SPEC's 400s), NotFoundError for unknown
  * series unless `ignoreUnknownIds`.
  */
-export async function listDatapoints(access: Access, request: DatapointListRequest, deps: ListDatapointsDeps): Promise<Uint8Array[]> {
+export async function listDatapoints(access: Access, request: ListDatapointsRequest, deps: ListDatapointsDeps, options: ListDatapointsOptions = {}): Promise<Uint8Array[]> {
+  const form = options.form ?? 'spec';
   const queries = request.items.map((item, index) => listQuery(item, request, index));
+  if (options.rawPointsPerRequestMax !== undefined) assertRawPointsPerRequest(queries, options.rawPointsPerRequestMax);
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   // A 2xx insert means readable: wait for acknowledged points of these series still on their
@@ -59,7 +81,7 @@ export async function listDatapoints(access: Access, request: DatapointListReque
     const q = queries[i] as ListQuery;
     return {
       series: targets[i] as SeriesTarget,
-      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
+      options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, timeZone: q.timeZone, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
     };
   })));
   const aggregateByIndex = new Map(aggregateIndexes.map((index, k) => [index, aggregates[k]]));
@@ -68,21 +90,47 @@ export async function listDatapoints(access: Access, request: DatapointListReque
     const q = queries[i] as ListQuery;
     const aggregated = aggregateByIndex.get(i);
     if (aggregated) return aggregateItemJson(target, aggregated.buckets, q.aggregates as AggregateName[], aggregated.nextCursor);
-    const result = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawJson(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
-    return rawItemFromJson(target, result.datapoints, result.nextCursor);
+    const result = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawJson(access.tenant, target, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor, form }));
+    if (!q.includeOutsidePoints) return rawItemFromJson(target, result.datapoints, result.nextCursor, form);
+    const [before, after] = await Promise.all([
+      q.cursor === undefined && q.start !== undefined ? deps.store.readRawJson(access.tenant, target, { end: q.start, limit: 1, form }) : undefined,
+      result.nextCursor === undefined && q.end !== undefined ? deps.store.readRawJson(access.tenant, target, { start: q.end, limit: 1, form }) : undefined,
+    ]);
+    return rawItemFromJson(target, [before?.datapoints ?? EMPTY, result.datapoints, after?.datapoints ?? EMPTY], result.nextCursor, form);
   }));
   return itemsJson(parts.filter((p) => p !== undefined));
 }
 
+const EMPTY = new Uint8Array(0);
+
+/** CDF: the raw points of one request, all items' limits together, are capped (a 400 naming `limit`). */
+function assertRawPointsPerRequest(queries: readonly ListQuery[], max: number): void {
+  const asked = queries.reduce((sum, q) => sum + (q.aggregates ? 0 : q.limit), 0);
+  if (asked <= max) return;
+  throw new BadRequestError(`The items ask for ${asked} raw data points together; at most ${max} per request: lower their limits or split the request`, [
+    { field: 'limit', message: `at most ${max} raw points per request`, value: asked, limit: max },
+  ]);
+}
+
 /** Item fields over top-level defaults, with SPEC's 400s. */
-function listQuery(item: DatapointListRequest['items'][number], top: DatapointListRequest, index: number): ListQuery {
+function listQuery(item: ListDatapointsItem, top: ListDatapointsRequest, index: number): ListQuery {
   const start = parseInstant(item.start ?? top.start, `items.${index}.start`);
   const end = parseInstant(item.end ?? top.end, `items.${index}.end`);
   const aggregates = (item.aggregates ?? top.aggregates) as AggregateName[] | undefined;
   const granularity = item.granularity ?? top.granularity;
+  const timeZone = item.timeZone ?? top.timeZone;
   const problem = (message: string, field: string) => new BadRequestError(`items[${index}]: ${message}`, [{ field: `items.${index}.${field}`, index, message }]);
   if (granularity !== undefined && !aggregates) throw problem('granularity needs aggregates', 'granularity');
-  if (aggregates && granularity === undefined) throw problem('aggregates need a granularity (1m, 1h or 1d)', 'aggregates');
+  if (aggregates && granularity === undefined) throw problem('aggregates need a granularity (1m, 15m, 1h, 1d, 1w, 1mo, ...)', 'aggregates');
+  if (timeZone !== undefined && !aggregates) throw problem('timeZone needs aggregates', 'timeZone');
+  // The engine's parsers, so that a bad one is named by its item.
+  for (const [field, check] of [['granularity', () => granularity !== undefined && parseGranularity(granularity)], ['timeZone', () => parseTimeZone(timeZone)]] as const) {
+    try {
+      check();
+    } catch (error) {
+      throw problem(error instanceof Error ? error.message : `bad ${field}`, field);
+    }
+  }
   if (start !== undefined && end !== undefined && start > end) throw problem('start is after end', 'start');
   // No point lies outside the timestamp window, so bounds beyond it mean the window's edge
   // (a bound of -2^53 made the aggregate bucket arithmetic fail with a 500).
@@ -90,5 +138,6 @@ function listQuery(item: DatapointListRequest['items'][number], top: DatapointLi
   const limitMax = aggregates ? AGGREGATES_LIMIT_MAX : DATAPOINTS_LIMIT_MAX;
   const limit = item.limit ?? top.limit ?? DATAPOINTS_LIMIT_DEFAULT;
   if (limit > limitMax) throw problem(`limit is at most ${limitMax} here`, 'limit');
-  return { start: clamp(start), end: clamp(end), aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, limit, cursor: item.cursor };
+  const includeOutsidePoints = item.includeOutsidePoints === true && !aggregates;
+  return { start: clamp(start), end: clamp(end), aggregates: aggregates ? [...new Set(aggregates)] : undefined, granularity, timeZone, limit, cursor: item.cursor, includeOutsidePoints };
 }

@@ -55,21 +55,22 @@ interface Kept<T> { value: T; dependsOn: Dependencies; mark: number }
 const IDS = '(\\d+(?:,\\d+)*)';
 /** The key formats of the read modules, whole: tenant, then the series ids. */
 const KEY_FORMATS: readonly RegExp[] = [
-  new RegExp(`^([^\\u0000]+)\\u0000[a-z0-9]+:-?\\d+:-?\\d+:\\d+:${IDS}$`),
+  new RegExp(`^([^\\u0000]+)\\u0000[a-z0-9]+:-?\\d+:-?\\d+:\\d+:-?\\d+:${IDS}$`),
   new RegExp(`^latest\\u0000([^\\u0000]+)\\u0000[a-z0-9]+\\u0000${IDS}$`),
-  /^raw\u0000([^\u0000]+)\u0000(\d+)\u0000[A-Z0-9]+\u0000-?\d+\u0000-?\d+\u0000\d+\u0000(?:true|false)$/,
+  /^raw\u0000([^\u0000]+)\u0000(\d+)\u0000[A-Z0-9]+\u0000-?\d+\u0000-?\d+\u0000\d+\u0000(?:true|false)\u0000[a-z]+$/,
 ];
 
-export function rollupKey(tenant: string, family: string, start: number, end: number, granularityMs: number, ids: readonly number[]): string {
-  return `${tenant}\u0000${family}:${start}:${end}:${granularityMs}:${ids.join(',')}`;
+/** Rows grouped to `granularityMs` cells counted from `origin` (aggregate-grid.ts BucketGrid). */
+export function rollupKey(tenant: string, family: string, start: number, end: number, granularityMs: number, origin: number, ids: readonly number[]): string {
+  return `${tenant}\u0000${family}:${start}:${end}:${granularityMs}:${origin}:${ids.join(',')}`;
 }
 
 export function latestKey(tenant: string, family: string, ids: readonly number[]): string {
   return `latest\u0000${tenant}\u0000${family}\u0000${ids.join(',')}`;
 }
 
-export function pageKey(tenant: string, seriesId: number, valueType: string, start: number, end: number, limit: number, descending: boolean): string {
-  return `raw\u0000${tenant}\u0000${seriesId}\u0000${valueType}\u0000${start}\u0000${end}\u0000${limit}\u0000${descending}`;
+export function pageKey(tenant: string, seriesId: number, valueType: string, start: number, end: number, limit: number, descending: boolean, form: string): string {
+  return `raw\u0000${tenant}\u0000${seriesId}\u0000${valueType}\u0000${start}\u0000${end}\u0000${limit}\u0000${descending}\u0000${form}`;
 }
 
 /** The series a key names, or 'all' when it has none of the known forms. */
