@@ -6,6 +6,7 @@ import type { Access } from '../grants/access.ts';
 import { edgesByIdsJson, getEdge } from './edge-read.ts';
 import { insertEdges, removeEdges } from './edge-write.ts';
 import type { GraphGuard } from './graph-guard.ts';
+import { bindRelationshipEngine, type RelationshipEngine } from './relationship-engine.ts';
 import { createRelationshipTypes, listRelationshipTypes } from './relationship-types.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import type { Quotas } from '../quotas/quotas.ts';
@@ -23,6 +24,8 @@ export interface EdgeEngine {
   listTypes(access: Access): Promise<RelationshipType[]>;
   /** One transaction; a taken name is a 409 and nothing is created. */
   createTypes(access: Access, items: RelationshipTypeCreate[]): Promise<RelationshipType[]>;
+  /** Edges named by externalId (relationship-engine.ts). */
+  relationships: RelationshipEngine;
 }
 
 export interface EdgeEngineDeps {
@@ -56,5 +59,6 @@ export function bindEdgeEngine(deps: EdgeEngineDeps): EdgeEngine {
     },
     listTypes: (access) => listRelationshipTypes(db, access.tenant),
     createTypes: (access, items) => createRelationshipTypes(relational, access.tenant, items),
+    relationships: bindRelationshipEngine(deps),
   };
 }

@@ -6,6 +6,7 @@ import type { Edge, RelationCreate } from '../../schemas/edges.ts';
 import type { Resource, ResourceCreate, ResourceFilterRequest, ResourceSearchRequest, ResourceUpdateItem } from '../../schemas/resources.ts';
 import type { Identifier } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
+import { bindAssetEngine, type AssetEngine } from './asset-engine.ts';
 import type { GraphGuard } from './graph-guard.ts';
 import { filterResourcesJson, getResource, getResourceWithEdges, resourcesByIds, searchResources } from './resource-read.ts';
 import { createResources, deleteResources, updateResources, type ResourceGraph } from './resource-write.ts';
@@ -34,6 +35,8 @@ export interface ResourceEngine {
   search(access: Access, request: ResourceSearchRequest): Promise<Resource[]>;
   /** Idempotent; refused (400) when it would strand a resource. */
   delete(access: Access, identifiers: Identifier[]): Promise<void>;
+  /** The same resources as a tree of assets (asset-engine.ts). */
+  assets: AssetEngine;
 }
 
 export interface ResourceEngineDeps {
@@ -48,7 +51,7 @@ export interface ResourceEngineDeps {
 export function bindResourceEngine(deps: ResourceEngineDeps): ResourceEngine {
   const { relational, quotas, nodeStats } = deps;
   const db = relational.pool;
-  return {
+  const resources: Omit<ResourceEngine, 'assets'> = {
     async create(access, { nodes = [], relations = [] }) {
       await quotas.chargeNodes(access.tenant, nodes.length);
       await quotas.chargeDaily(access.tenant, 'relationships', relations.length);
@@ -67,4 +70,5 @@ export function bindResourceEngine(deps: ResourceEngineDeps): ResourceEngine {
     search: (access, request) => searchResources(db, access, { search: request.search.query, limit: request.limit ?? RESOURCE_SEARCH_LIMIT_DEFAULT }),
     delete: (access, identifiers) => deleteResources(deps, access, identifiers),
   };
+  return { ...resources, assets: bindAssetEngine(db, resources) };
 }

@@ -14,7 +14,7 @@ import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
 import { edgesOfNode } from './edge-read.ts';
 import { RESOURCE_COLUMNS, RESOURCE_JSON, toResource, type ResourceRow } from './resource-rows.ts';
-import { RESOURCES_BY_KEYS } from './resource-read.sql.ts';
+import { resourceCountSql, RESOURCES_BY_KEYS } from './resource-read.sql.ts';
 
 /** Sort allow-list (STYLE §7): the node columns resources sort by. */
 const RESOURCE_SORT_COLUMNS = sortColumnsOf(SORTABLE_RESOURCE_PROPERTIES);
@@ -66,6 +66,14 @@ export async function filterResourcesJson(db: Queryable, access: Access, request
   const where = await filterWhere(db, params, access, request.filter);
   const indexedFilter = request.filter?.metadata !== undefined || request.filter?.labels !== undefined;
   return nodePageJson(db, { where, params, sort: request.sort, cursor: request.cursor, limit: request.limit, columns: RESOURCE_SORT_COLUMNS, recordJson: RESOURCE_JSON, indexedFilter });
+}
+
+/** The number of readable resources the filter admits. */
+export async function countResources(db: Queryable, access: Access, filter: ResourceFilter | undefined): Promise<number> {
+  const params = new SqlParams();
+  const where = await filterWhere(db, params, access, filter);
+  const { rows } = await db.query<{ count: string | number }>(resourceCountSql(where), params.values);
+  return Number(rows[0]?.count ?? 0);
 }
 
 /** SPEC: fuzzy over name, externalId and description, ranked, id as tie-break; the filter is ignored. */
