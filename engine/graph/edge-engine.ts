@@ -42,7 +42,7 @@ export function bindEdgeEngine(deps: EdgeEngineDeps): EdgeEngine {
   return {
     async create(access, items) {
       await quotas.chargeDaily(access.tenant, 'relationships', items.length);
-      const { edges, seriesMoved } = await graph.write(access.tenant, async (tx) => {
+      const { edges, seriesMoved } = await graph.write(access, async (tx) => {
         const inserted = await insertEdges(tx, access, items, { field: 'items', now: Date.now() });
         return { result: inserted, change: { addedEdges: inserted.added } };
       });
@@ -52,7 +52,7 @@ export function bindEdgeEngine(deps: EdgeEngineDeps): EdgeEngine {
     get: (access, id) => getEdge(db, access, id),
     byIds: (access, ids) => edgesByIdsJson(db, access, ids),
     async delete(access, ids) {
-      await graph.write(access.tenant, async (tx) => {
+      await graph.write(access, async (tx) => {
         const removed = await removeEdges(tx, access, ids);
         return { result: undefined, change: { removedEdges: removed } };
       });

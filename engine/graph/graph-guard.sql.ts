@@ -16,5 +16,5 @@ export const GRAPH_RESOURCES = "SELECT id, is_root FROM nodes WHERE tenant = $1 
 /** Every edge's ends: $1 tenant. */
 export const GRAPH_EDGES = 'SELECT id, start_id, end_id FROM edges WHERE tenant = $1';
 
-/** Names of stranded resources for the 400: $1 tenant, $2 ids. */
-export const RESOURCE_EXTERNAL_IDS = 'SELECT id, external_id FROM nodes WHERE tenant = $1 AND id = ANY($2::bigint[]) ORDER BY id';
+/** Names and data sets of stranded resources for the 400: $1 tenant, $2 ids. */
+export const RESOURCE_EXTERNAL_IDS = 'SELECT id, external_id, data_set_id FROM nodes WHERE tenant = $1 AND id = ANY($2::bigint[]) ORDER BY id';

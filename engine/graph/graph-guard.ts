@@ -11,6 +11,7 @@
 // structural change, whichever process or path made it, so a change made elsewhere (another
 // instance, a data set re-parented) makes the next write here reload it.
 import { BadRequestError, ConflictError } from '../errors.ts';
+import { canRead, type Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { GRAPH_EDGES, GRAPH_RESOURCES, GRAPH_VERSION, LOCK_GRAPH, RESOURCE_EXTERNAL_IDS } from './graph-guard.sql.ts';
@@ -28,11 +29,16 @@ export const STRANDED_NAMED_MAX = 1_000;
  */
 export const GRAPH_EDGES_HELD_MAX = 4_000_000;
 
-/** 400: the change would leave these resources unreachable from every root. */
+/**
+ * 400: the change would leave these resources unreachable from every root. Only resources the
+ * caller may read are counted and named; `unreadable` says that others (never which, nor how
+ * many) would be stranded too.
+ */
 export class StrandedResourcesError extends BadRequestError {
-  constructor(readonly stranded: readonly { id: number; externalId: string }[], total: number) {
+  constructor(readonly stranded: readonly { id: number; externalId: string }[], total: number, unreadable = false) {
+    const others = unreadable ? `${total > 0 ? ', and' : ''} resources outside this token's data sets` : '';
     super(
-      `The change would strand ${total} resource${total === 1 ? '' : 's'} from every root: include ${total === 1 ? 'it' : 'them'} in the same delete, or attach ${total === 1 ? 'it' : 'them'} to a root first`,
+      `The change would strand ${total > 0 ? `${total} resource${total === 1 ? '' : 's'}` : ''}${others} from every root: include ${total === 1 && !unreadable ? 'it' : 'them'} in the same delete, or attach ${total === 1 && !unreadable ? 'it' : 'them'} to a root first`,
       stranded.map((s) => ({ field: 'items', message: 'would be unreachable from every root', id: s.id, externalId: s.externalId, value: s.externalId })),
     );
   }
@@ -44,7 +50,7 @@ export interface GraphGuard {
    * and returns what it changed (every deleted edge row included); before commit the guard
    * throws StrandedResourcesError when a surviving resource would be reachable from no root.
    */
-  write<T>(tenant: string, work: (tx: Queryable) => Promise<{ result: T; change: GraphChange }>): Promise<T>;
+  write<T>(access: Access, work: (tx: Queryable) => Promise<{ result: T; change: GraphChange }>): Promise<T>;
   /** Takes the tenant's graph lock inside a transaction run elsewhere (time series delete). */
   lock(tx: Queryable, tenant: string): Promise<void>;
 }
@@ -89,7 +95,8 @@ export function createGraphGuard(store: RelationalStore, edgesHeldMax = GRAPH_ED
   }
 
   return {
-    async write(tenant, work) {
+    async write(access, work) {
+      const { tenant } = access;
       let applied: { structure: GraphStructure; change: GraphChange; version: number } | undefined;
       let result: Awaited<ReturnType<typeof work>>['result'];
       try {
@@ -98,8 +105,10 @@ export function createGraphGuard(store: RelationalStore, edgesHeldMax = GRAPH_ED
           const { result, change } = await work(tx);
           const stranded = structure.stranded(change);
           if (stranded.length > 0) {
-            const { rows } = await tx.query<{ id: number; external_id: string }>(RESOURCE_EXTERNAL_IDS, [tenant, stranded.slice(0, STRANDED_NAMED_MAX)]);
-            throw new StrandedResourcesError(rows.map((r) => ({ id: r.id, externalId: r.external_id })), stranded.length);
+            const { rows } = await tx.query<{ id: number; external_id: string; data_set_id: number | null }>(RESOURCE_EXTERNAL_IDS, [tenant, stranded]);
+            const readable = rows.filter((r) => canRead(access, r.data_set_id));
+            const named = readable.slice(0, STRANDED_NAMED_MAX).map((r) => ({ id: r.id, externalId: r.external_id }));
+            throw new StrandedResourcesError(named, readable.length, readable.length < rows.length);
           }
           const { rows } = await tx.query<{ version: number }>(GRAPH_VERSION, [tenant]);
           applied = { structure, change, version: Number((rows[0] as { version: number }).version) };

@@ -126,7 +126,7 @@ export function bindRelationshipEngine(deps: RelationshipEngineDeps): Relationsh
       await quotas.chargeDaily(access.tenant, 'relationships', items.length);
       let seriesMoved = 0;
       try {
-        await graph.write(access.tenant, async (tx) => {
+        await graph.write(access, async (tx) => {
           const { rows: taken } = await tx.query<{ external_id: string }>(TAKEN_EDGE_EXTERNAL_IDS, [access.tenant, items.map((i) => i.externalId)]);
           if (taken.length > 0) throw new DuplicateError(taken.map((r) => ({ externalId: r.external_id })), 'Relationship externalIds already exist');
           await checkEndKinds(tx, access, items);
@@ -168,7 +168,7 @@ export function bindRelationshipEngine(deps: RelationshipEngineDeps): Relationsh
     async delete(access, externalIds, ignoreUnknownIds) {
       const named = await resolveNamed(db, access, externalIds, ignoreUnknownIds);
       if (named.length === 0) return;
-      await graph.write(access.tenant, async (tx) => {
+      await graph.write(access, async (tx) => {
         const removed = await removeEdges(tx, access, named.map((r) => Number(r.id)));
         return { result: undefined, change: { removedEdges: removed } };
       });

@@ -57,7 +57,7 @@ export async function createResources(
   const tenant = access.tenant;
   assertGeoLocations(nodes.map((n, index) => geoLocationProblems(n.geoLocation, `nodes.${index}.geoLocation`, index)));
   try {
-    return await deps.graph.write(tenant, async (tx) => {
+    return await deps.graph.write(access, async (tx) => {
       const duplicated = await duplicatedExternalIds(tx, tenant, nodes.map((n) => n.externalId));
       if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
       // 403 before existence, as for time series: a data set named by id that the caller may not write.
@@ -126,7 +126,7 @@ export async function updateResources(
   if (problems.length > 0) throw new BadRequestError(`Invalid update: ${problems.map((p) => `${p.field}: ${p.message}`).slice(0, 5).join('; ')}`, problems);
   assertGeoLocations(items.map((item, index) => geoLocationProblems(item.update.geoLocation?.set, `nodes.${index}.update.geoLocation`, index)));
   try {
-    return await deps.graph.write(tenant, async (tx) => {
+    return await deps.graph.write(access, async (tx) => {
       const resolved = await resolveIdentifiers(LOCKED_RESOURCES, tx, tenant, items, {
         forUpdate: true, visible: (row) => canRead(access, row.data_set_id), field: (index) => `nodes.${index}`,
       });
@@ -190,7 +190,7 @@ export async function updateResources(
  */
 export async function deleteResources(deps: ResourceWriteDeps, access: Access, identifiers: Identifier[]): Promise<void> {
   const tenant = access.tenant;
-  await deps.graph.write(tenant, async (tx) => {
+  await deps.graph.write(access, async (tx) => {
     const resolved = await resolveIdentifiers(LOCKED_RESOURCES, tx, tenant, identifiers, { forUpdate: true, visible: (row) => canRead(access, row.data_set_id) });
     const rows = [...new Map(resolved.flatMap((r) => (r.row ? [[r.row.id, r.row] as const] : []))).values()];
     if (rows.length === 0) return { result: undefined, change: {} };
