@@ -2,17 +2,11 @@
 // edges are exact where they agree and refuse by name what resources and edges cannot carry.
 // Method: pure functions; one line per case.
 import t from 'tap';
+import { refusedFields } from './testing/refusal.ts';
 import { fromCdfAssetCreates, fromCdfAssetFilter, fromCdfAssetList, fromCdfAssetSearch, fromCdfAssetUpdates, toCdfAsset } from './assets-form.ts';
 import { fromCdfRelationshipCreates, fromCdfRelationshipFilter, fromCdfRelationshipList, toCdfRelationship } from './relationships-form.ts';
 
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-    return 'accepted';
-  } catch (error) {
-    return (error as { fields?: { field: string }[] }).fields?.map((f) => f.field).join(',') ?? String(error);
-  }
-};
+const refusal = refusedFields;
 
 t.test('assets', async (t) => {
   t.strictSame(fromCdfAssetCreates([{ externalId: 'p', name: 'P', parentExternalId: 's', labels: [{ externalId: 'l' }], metadata: { a: 'b' }, dataSetId: 2, description: 'd' }]), [{

@@ -2,16 +2,10 @@
 // writeProtected false accepted and shown, true refused by name (or matching nothing in a
 // filter), a label's dataSetId refused by name. Method: the pure functions, one line per case.
 import t from 'tap';
+import { refusal } from './testing/refusal.ts';
 import { fromCdfDataSetCreate, fromCdfDataSetFilter, fromCdfDataSetUpdate, fromCdfLabelCreate, toCdfDataSet } from './datasets-form.ts';
 
-const refused = (fn: () => unknown): string => {
-  try {
-    fn();
-    return 'accepted';
-  } catch (error) {
-    return `${(error as { code?: string }).code}: ${(error as Error).message}`;
-  }
-};
+const refused = refusal;
 
 t.test('data sets', async (t) => {
   t.strictSame(fromCdfDataSetCreate({ externalId: 'a', writeProtected: false, metadata: { k: 'v' } }, 0), { externalId: 'a', metadata: { k: 'v' } });

@@ -2,16 +2,10 @@
 // agree and refuses by name what the log cannot carry, never dropping a field.
 // Method: pure functions; one line per case through a small check helper.
 import t from 'tap';
+import { refusedFields } from './testing/refusal.ts';
 import { fromCdfEventCreates, fromCdfEventFilter, fromCdfEventList, fromCdfEventSearch, fromCdfEventUpdates, toCdfEvent, uniqueValuesField } from './events-form.ts';
 
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-    return 'accepted';
-  } catch (error) {
-    return (error as { fields?: { field: string }[] }).fields?.map((f) => f.field).join(',') ?? String(error);
-  }
-};
+const refusal = refusedFields;
 
 t.test('create: fields mapped, what the log cannot carry refused by name', async (t) => {
   t.strictSame(fromCdfEventCreates([{ externalId: 'wo-1', startTime: 5, endTime: 5, type: 'work', subtype: 'plan', assetIds: [7], dataSetId: 3, metadata: { a: 'b' }, source: 'SAP', description: 'd' }]), [{

@@ -3,16 +3,10 @@
 // model cannot carry refused by name, CDF's filter and update verbs in the engine's terms.
 // Method: the pure functions, one line per case.
 import t from 'tap';
+import { refusal } from './testing/refusal.ts';
 import { cdfTimeSeriesOfJson, fromCdfCreate, fromCdfFilter, fromCdfUpdate, searchPhraseOf, toCdfTimeSeries } from './timeseries-form.ts';
 
-const refused = (fn: () => unknown): string => {
-  try {
-    fn();
-    return 'accepted';
-  } catch (error) {
-    return `${(error as { code?: string }).code}: ${(error as Error).message}`;
-  }
-};
+const refused = refusal;
 
 t.test('create', async (t) => {
   t.strictSame(fromCdfCreate({ externalId: 'a' }, 0), { externalId: 'a', valueType: 'FLOAT', isStep: false });

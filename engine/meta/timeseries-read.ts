@@ -44,7 +44,11 @@ const timeSeriesJsonFamily = (access: Access, sql = TIMESERIES_BY_IDS_JSON): Rec
  * 400. Records come as JSON texts.
  */
 export async function timeSeriesByIdsJson(db: Queryable, access: Access, identifiers: Identifier[]): Promise<string[]> {
-  const resolved = await resolveIdentifiers(timeSeriesJsonFamily(access), db, access.tenant, identifiers);
+  return foundOnce(await resolveIdentifiers(timeSeriesJsonFamily(access), db, access.tenant, identifiers));
+}
+
+/** The JSON texts of the records found, in request order, each once. */
+function foundOnce(resolved: readonly { row?: { id: number; j: string } | null }[]): string[] {
   const seen = new Set<number>();
   const out: string[] = [];
   for (const { row } of resolved) {
@@ -139,12 +143,5 @@ export async function timeSeriesRecordsByIds(db: Queryable, access: Access, iden
   const resolved = await resolveIdentifiers(timeSeriesJsonFamily(access, TIMESERIES_RECORDS_BY_IDS_JSON), db, access.tenant, identifiers);
   const missing = resolved.filter((r) => !r.row).map((r) => r.identifier as Identifier);
   if (missing.length > 0 && !ignoreUnknownIds) throw new NotFoundError(`Time series not found: ${missing.map((m) => m.externalId ?? m.id).join(', ')}`, missing);
-  const seen = new Set<number>();
-  const out: string[] = [];
-  for (const { row } of resolved) {
-    if (!row || seen.has(row.id)) continue;
-    seen.add(row.id);
-    out.push(row.j);
-  }
-  return out;
+  return foundOnce(resolved);
 }
