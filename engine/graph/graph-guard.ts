@@ -105,10 +105,13 @@ export function createGraphGuard(store: RelationalStore, edgesHeldMax = GRAPH_ED
           const { result, change } = await work(tx);
           const stranded = structure.stranded(change);
           if (stranded.length > 0) {
-            const { rows } = await tx.query<{ id: number; external_id: string; data_set_id: number | null }>(RESOURCE_EXTERNAL_IDS, [tenant, stranded]);
-            const readable = rows.filter((r) => canRead(access, r.data_set_id));
+            // A caller who reads every data set gets the first names and the total; one who
+            // does not needs every stranded row's data set to count only what it may read.
+            const everyDataSet = access.readable === null;
+            const { rows } = await tx.query<{ id: number; external_id: string; data_set_id: number | null }>(RESOURCE_EXTERNAL_IDS, [tenant, everyDataSet ? stranded.slice(0, STRANDED_NAMED_MAX) : stranded]);
+            const readable = everyDataSet ? rows : rows.filter((r) => canRead(access, r.data_set_id));
             const named = readable.slice(0, STRANDED_NAMED_MAX).map((r) => ({ id: r.id, externalId: r.external_id }));
-            throw new StrandedResourcesError(named, readable.length, readable.length < rows.length);
+            throw new StrandedResourcesError(named, everyDataSet ? stranded.length : readable.length, readable.length < rows.length);
           }
           const { rows } = await tx.query<{ version: number }>(GRAPH_VERSION, [tenant]);
           applied = { structure, change, version: Number((rows[0] as { version: number }).version) };
