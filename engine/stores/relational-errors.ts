@@ -1,6 +1,7 @@
 // What a PostgreSQL that went away looks like through pg, in one place: a refused or dropped
 // connection, a server that terminates its sessions (shutdown, crash, recovery), a pool that
-// cannot connect in time. Each becomes a StoreUnavailableError (503 with Retry-After,
+// cannot connect in time, a server that cannot use its own files (a data directory it may no
+// longer read, a full or failing disk). Each becomes a StoreUnavailableError (503 with Retry-After,
 // api/problems.ts); every other error (a constraint, a statement's own failure) passes
 // through unchanged. relational.ts applies it to every query and connect of its pools.
 import { StoreUnavailableError } from '../errors.ts';
@@ -16,6 +17,16 @@ const SOCKET_CODES: ReadonlySet<string> = new Set([
  * recovery), 53300 too_many_connections.
  */
 const UNAVAILABLE_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/**
+ * SQLSTATEs of a server that cannot use its files: class 58 (system_error: io_error,
+ * undefined_file, ...) and 53100 disk_full. PostgreSQL reports a file it may not open (EACCES)
+ * as 42501 insufficient_privilege with a "could not <verb> file" message (errcode_for_file_access),
+ * told apart here from a role's missing grant ("permission denied for table ..."), which stays
+ * the statement's own error.
+ */
+const FILE_FAILURE_STATE = /^58[0-9A-Z]{3}$|^53100$/;
+const FILE_ACCESS_MESSAGE = /^could not (open|read|write|access|stat|create|extend|fsync|seek|truncate|remove|rename|link)\b/;
 
 /** pg's and pg-pool's own messages for a connection lost or never obtained. */
 const CONNECTION_MESSAGES = [
@@ -36,6 +47,7 @@ export function isStoreConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+    if (FILE_FAILURE_STATE.test(code) || (code === '42501' && FILE_ACCESS_MESSAGE.test(error.message))) return true;
     if (/^[0-9A-Z]{5}$/.test(code)) return false; // any other SQLSTATE is the statement's own failure
   }
   if (error instanceof AggregateError && error.errors.some(isStoreConnectionFailure)) return true;

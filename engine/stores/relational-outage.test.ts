@@ -66,6 +66,30 @@ t.test('a statement\'s own error stays what it is', async (t) => {
   t.notOk(isStoreConnectionFailure(new Error('terminal failure')), 'a plain error is not a store failure');
 });
 
+t.test('a server that cannot use its files is unavailable; a role without a grant is the statement\'s error', async (t) => {
+  // The error pg hands over when a backend meets a data file it may no longer open (as when
+  // the data directory's mode changes under a running server), and other file failures.
+  const fileError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'ERROR' });
+  t.ok(isStoreConnectionFailure(fileError('42501', 'could not open file "base/5/16604_fsm": Permission denied')), 'EACCES on a data file');
+  t.ok(isStoreConnectionFailure(fileError('58P01', 'could not open file "base/5/1259": No such file or directory')), 'a data file gone');
+  t.ok(isStoreConnectionFailure(fileError('58030', 'could not read block 0 in file "base/5/1259": Input/output error')), 'an I/O error');
+  t.ok(isStoreConnectionFailure(fileError('53100', 'could not extend file "base/5/16384": No space left on device')), 'a full disk');
+  t.type(asStoreError(fileError('42501', 'could not read file "pg_xact/0000": Permission denied')), StoreUnavailableError);
+  // A real privilege error from the server: a role without a grant on the table.
+  await store.pool.query('CREATE TABLE IF NOT EXISTS grant_probe (x int)');
+  await store.pool.query("DO $$ BEGIN CREATE ROLE grant_probe_role NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+  const client = await store.pool.connect();
+  try {
+    const denied = await client.query('SET ROLE grant_probe_role; SELECT * FROM grant_probe').then(() => undefined, (e: unknown) => e);
+    t.equal((denied as { code?: string }).code, '42501');
+    t.match((denied as Error).message, /permission denied for table grant_probe/);
+    t.notOk(isStoreConnectionFailure(denied), 'a missing grant is not an outage');
+  } finally {
+    await client.query('RESET ROLE');
+    client.release();
+  }
+});
+
 t.test('a session the server terminates: the query rejects with StoreUnavailableError', async (t) => {
   const client = await store.pool.connect();
   const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
