@@ -1,8 +1,8 @@
 // Goal: the feed's crash recovery reads back, for every value type, exactly the points above
 // a write version (the items a subscriber would have got: same values, exact decimals and
 // 64-bit integers, MIXED text and numbers, an overwrite as its newest value), and nothing at or
-// below it. Method: a real server (embedded stores); points written through the API; the
-// recovery function run against its ClickHouse; its batches formatted as the stream's items.
+// below it. Method: a real server (embedded stores); points written through the API and waited
+// for with the engine's read barrier; the recovery function run against its ClickHouse; its batches formatted as the stream's items.
 import t from 'tap';
 import { ROOMY_POLICY } from '../../api/testing/datapoints-fixture.ts';
 import { startTestServer } from '../../api/testing/test-server.ts';
@@ -23,6 +23,9 @@ t.test('every value type, above the mark only', async (t) => {
   const write = async (index: number, valueOf: (type: string) => string) => {
     const res = await srv.request('POST', '/timeseries/data', { token, body: { items: types.map((type) => ({ externalId: type, datapoints: [{ timestamp: 1_000 + index, value: valueOf(type) }] })) } });
     t.equal(res.status, 204);
+    // A 2xx means durable in the ingest log; the test reads the store itself, so it waits, as
+    // every read does, until the acknowledged points are in the store.
+    await srv.server.engine.datapoints.readBarrier(org);
   };
   await write(0, (type) => values[type]![0]!);
   // The mark: the highest version stored so far (the first write's).
