@@ -182,6 +182,19 @@ t.test('relationships: create, retrieve, list and delete over edges through the 
   t.strictSame((await client.relationships.list()).items.map((r: CdfRelationship) => r.externalId), ['r-measures']);
 });
 
+t.test('an asset or relationship named twice in one update or delete is a 422 listing it; nothing changes', async (t) => {
+  const org = srv.newTenant();
+  const client = cdfClient(srv, { org });
+  await client.assets.create([{ externalId: 'plant', name: 'Plant' }, { externalId: 'pump', name: 'Pump', parentExternalId: 'plant' }]);
+  await client.relationships.create([{ externalId: 'r1', sourceExternalId: 'pump', sourceType: 'asset', targetExternalId: 'plant', targetType: 'asset' }]);
+  t.match(await sdkFailure(client.assets.update([{ externalId: 'pump', update: { name: { set: 'a' } } }, { externalId: 'pump', update: { name: { set: 'b' } } }])),
+    { status: 422, duplicated: [{ externalId: 'pump' }] });
+  t.match(await sdkFailure(client.assets.delete([{ externalId: 'pump' }, { externalId: 'pump' }])), { status: 422, duplicated: [{ externalId: 'pump' }] });
+  t.match(await sdkFailure(client.relationships.delete([{ externalId: 'r1' }, { externalId: 'r1' }])), { status: 422, duplicated: [{ externalId: 'r1' }] });
+  t.strictSame((await client.assets.retrieve([{ externalId: 'pump' }])).map((a: { name: string }) => a.name), ['Pump'], 'the asset unchanged');
+  t.equal((await client.relationships.list()).items.length, 1, 'the relationship kept');
+});
+
 t.test('relationships: list().autoPagingToArray({limit: -1}) over several pages', async (t) => {
   const org = srv.newTenant();
   const client = cdfClient(srv, { org });

@@ -109,6 +109,17 @@ t.test('an externalId is a correlation key: many events share it, byids and dele
   t.strictSame((await client.events.list()).items, []);
 });
 
+t.test('an event named twice in one update or delete is a 422 listing it; nothing changes', async (t) => {
+  const org = srv.newTenant();
+  const client = cdfClient(srv, { org });
+  const [event] = await client.events.create([{ externalId: 'evt-1', startTime: 10, type: 'alarm' }]) as CdfEvent[];
+  const update = await sdkFailure(client.events.update([{ id: event?.id, update: { type: { set: 'trip' } } }, { id: event?.id, update: { type: { set: 'reset' } } }]));
+  t.match(update, { status: 422, duplicated: [{ id: event?.id }] });
+  const remove = await sdkFailure(client.events.delete([{ externalId: 'evt-1' }, { externalId: 'evt-1' }]));
+  t.match(remove, { status: 422, duplicated: [{ externalId: 'evt-1' }] });
+  t.strictSame((await client.events.list()).items.map((e: CdfEvent) => e.type), ['alarm'], 'not updated, not deleted');
+});
+
 t.test('list().autoPagingToArray({limit: -1}) follows nextCursor over several pages', async (t) => {
   const org = srv.newTenant();
   const client = cdfClient(srv, { org });

@@ -6,6 +6,7 @@ import { countEvents, distinctValues, eventsByIds, filterEvents, getEvent, searc
 import { countSelected, numberedInOrder, resolveNumbered, uuidIdentifiers, valueCounts, withNumbers, type EventSelection, type NumberedEvent, type NumberedIdentifier, type NumberedUpdateItem, type ValueCountField } from './event-numbers.ts';
 import { createEvents, deleteEvents, updateEvents } from './event-write.ts';
 import type { TableStats } from '../meta/table-stats.ts';
+import { assertNoRepeats } from '../records/repeated-identifiers.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 
@@ -57,11 +58,13 @@ function bindNumberedEventEngine(relational: RelationalStore, events: Omit<Event
     },
     search: async (access, query, limit) => withNumbers(db, access.tenant, await events.search(access, query, limit)),
     async update(access, items) {
+      assertNoRepeats(items);
       const resolved = await resolveNumbered(db, access, items, false);
       const updates = uuidIdentifiers(resolved).map((identifier, index) => ({ ...identifier, update: (items[index] as NumberedUpdateItem).update }));
       return withNumbers(db, access.tenant, await events.update(access, updates));
     },
     async delete(access, identifiers, ignoreUnknownIds) {
+      assertNoRepeats(identifiers);
       const targets = uuidIdentifiers(await resolveNumbered(db, access, identifiers, ignoreUnknownIds));
       if (targets.length > 0) await events.delete(access, targets);
     },

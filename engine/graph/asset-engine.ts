@@ -10,6 +10,7 @@ import type { Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { CONTAINMENT_TYPE, containmentOf, descendantsOf, DESCENDANTS_MAX, type Containment } from './asset-tree.ts';
 import { countResources } from './resource-read.ts';
+import { assertNoRepeats } from '../records/repeated-identifiers.ts';
 import type { ResourceGraph } from './resource-write.ts';
 
 /** A resource with its place in the containment tree. */
@@ -113,10 +114,12 @@ export function bindAssetEngine(db: Queryable, resources: ResourceCalls): AssetE
     },
     search: async (access, query, limit) => withContainment(db, access, await resources.search(access, { search: { query }, ...(limit !== undefined ? { limit } : {}) })),
     async update(access, items) {
+      assertNoRepeats(items);
       await resolveNamed(resources, access, items.map((i) => (i.id !== undefined ? { id: i.id } : { externalId: i.externalId as string })), false);
       return withContainment(db, access, (await resources.update(access, { nodes: items })).items);
     },
     async delete(access, identifiers, { recursive, ignoreUnknownIds }) {
+      assertNoRepeats(identifiers);
       const named = await resolveNamed(resources, access, identifiers, ignoreUnknownIds);
       if (named.length === 0) return;
       const ids = recursive ? await descendantsOf(db, access, named.map((r) => r.id), { withSelf: true }) : named.map((r) => r.id);

@@ -12,6 +12,7 @@ import { readableIds, canRead, type Access } from '../grants/access.ts';
 import { governingDataSet, lookupAnyNodes, type NodeKind } from '../meta/node-lookup.ts';
 import { and, rangePredicate } from '../meta/node-filter.sql.ts';
 import { cursorCodec } from '../records/cursor-codec.ts';
+import { assertNoRepeats } from '../records/repeated-identifiers.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { SqlParams } from '../stores/sql-params.ts';
 import { canReadEdge, insertEdges, removeEdges, toEdge, type EdgeRow } from './edge-write.ts';
@@ -166,6 +167,7 @@ export function bindRelationshipEngine(deps: RelationshipEngineDeps): Relationsh
       return { items: rows.map(toRecord), ...(rows.length === limit && last ? { nextCursor: pageCursor.encode({ after: Number(last.id) }) } : {}) };
     },
     async delete(access, externalIds, ignoreUnknownIds) {
+      assertNoRepeats(externalIds.map((externalId) => ({ externalId })));
       const named = await resolveNamed(db, access, externalIds, ignoreUnknownIds);
       if (named.length === 0) return;
       await graph.write(access, async (tx) => {

@@ -7,7 +7,8 @@
 // CDF's aggregation page defines them: bucket edges found from wall-clock readings of Intl (local
 // midnights searched for directly), integrals of the linear or stepwise interpolant segment by
 // segment, neighbours used within an hour (continuous) or at any distance (stepwise). Points lie
-// in two windows around Oslo's 2024 spring and autumn changes (23- and 25-hour days).
+// in two windows around Oslo's 2024 spring and autumn changes (23- and 25-hour days) and one
+// dense window of several points a minute.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,12 +26,20 @@ t.teardown(() => store.close());
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-/** Two windows of 500 slots 7 min 13.007 s apart: 60 hours each, across each daylight-saving change. */
-const WINDOWS = [Date.UTC(2024, 2, 29, 22), Date.UTC(2024, 9, 25, 22)];
+/**
+ * Three windows of 500 slots: 7 min 13.007 s apart for 60 hours across each daylight-saving
+ * change, and 7.013 s apart for 58 minutes across an hour (several points a minute, so minute
+ * rows hold runs of points and hours join them).
+ */
+const WINDOWS: readonly { start: number; slotMs: number }[] = [
+  { start: Date.UTC(2024, 2, 29, 22), slotMs: 433_007 },
+  { start: Date.UTC(2024, 9, 25, 22), slotMs: 433_007 },
+  { start: Date.UTC(2024, 11, 3, 10, 31, 17), slotMs: 7_013 },
+];
 const SLOTS_PER_WINDOW = 500;
-const SLOT_MS = 433_007;
-const SLOTS = 2 * SLOTS_PER_WINDOW;
-const at = (slot: number) => (WINDOWS[Math.floor(slot / SLOTS_PER_WINDOW)] as number) + (slot % SLOTS_PER_WINDOW) * SLOT_MS;
+const SLOTS = WINDOWS.length * SLOTS_PER_WINDOW;
+const windowOf = (slot: number) => WINDOWS[Math.floor(slot / SLOTS_PER_WINDOW)] as { start: number; slotMs: number };
+const at = (slot: number) => windowOf(slot).start + (slot % SLOTS_PER_WINDOW) * windowOf(slot).slotMs;
 const REFS: readonly SeriesRef[] = [{ seriesId: 1, valueType: 'FLOAT' }, { seriesId: 2, valueType: 'BIGINT' }];
 const NAMES: CdfAggregateName[] = ['average', 'max', 'min', 'count', 'sum', 'interpolation', 'stepInterpolation', 'totalVariation', 'continuousVariance', 'discreteVariance'];
 const GRANULARITIES = ['15m', '2h', '1d', '1w', '1mo', '1q'] as const;
@@ -193,7 +202,7 @@ async function write(tenant: string, model: Model, command: Insert | Delete): Pr
   const points = model.get(command.series) ?? new Map<number, number>();
   model.set(command.series, points);
   if (command.kind === 'delete') {
-    const [from, to] = [at(command.from), at(command.from) + command.slots * SLOT_MS];
+    const [from, to] = [at(command.from), at(command.from) + command.slots * windowOf(command.from).slotMs];
     await store.deleteRange(tenant, ref.seriesId, from, to);
     for (const ts of [...points.keys()]) if (ts >= from && ts < to) points.delete(ts);
     return;

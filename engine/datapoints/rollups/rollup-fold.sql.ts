@@ -2,7 +2,8 @@
 // statement still names the tenant in each OR-ed range, so no read or delete spans tenants
 // by accident. Range conditions are generated with bound values (ColumnarParams).
 import { decimalSumSql, decimalTargets } from '../tables/decimal-coding.ts';
-import { ROLLUP_BUCKET_MS, type FamilyShape } from '../tables/families.ts';
+import { CDF_ROLLUP_COLUMNS, ROLLUP_BUCKET_MS, type FamilyShape } from '../tables/families.ts';
+import { cdfFromPiecesSql, cdfFromPointsSql, type CdfRollupSql } from './cdf-rollup.sql.ts';
 
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 
@@ -36,11 +37,13 @@ WHERE (${bucketRanges}) AND point_count > 0`;
 
 /**
  * The INSERT column list and SELECT list of rollup rows, given the select expressions of the
- * key columns, of value_sum, value_min and value_max (none for TEXT), of last_ts and of the
- * last value columns. A decimally stored column (families.ts codedRollupColumns) takes its
- * integer and exponent.
+ * key columns, of value_sum, value_min and value_max (none for TEXT), of last_ts, of the
+ * last value columns and of the CDF columns (families without them: none). A decimally stored
+ * column (families.ts codedRollupColumns, FLOAT's first_value) takes its integer and exponent.
  */
-function rollupRows(shape: FamilyShape, keys: string, aggregates: readonly string[], lastTs: string, lasts: readonly string[], computedAt: string): { targets: string; select: string } {
+function rollupRows(
+  shape: FamilyShape, keys: string, aggregates: readonly string[], lastTs: string, lasts: readonly string[], cdf: CdfRollupSql | undefined, computedAt: string,
+): { targets: string; select: string } {
   const targets = ['tenant', 'series_id', 'bucket', 'point_count', 'value_count'];
   const select = [keys];
   const value = (column: string, expr: string) => {
@@ -52,21 +55,36 @@ function rollupRows(shape: FamilyShape, keys: string, aggregates: readonly strin
   targets.push('last_ts');
   select.push(lastTs);
   shape.lastValueColumns.forEach((column, i) => value(column, lasts[i] as string));
+  CDF_ROLLUP_COLUMNS.forEach((column, i) => {
+    if (!cdf) return;
+    if (column === 'first_value' && shape.family === 'float') {
+      const coded = decimalTargets(column, cdf.exprs[i] as string);
+      targets.push(...coded.targets);
+      select.push(...coded.exprs);
+    } else {
+      targets.push(column);
+      select.push(cdf.exprs[i] as string);
+    }
+  });
   targets.push('computed_at');
   select.push(computedAt);
   return { targets: targets.join(', '), select: select.join(', ') };
 }
+
+/** The CDF columns' WITH items after others already listed. */
+const withList = (cdf: CdfRollupSql | undefined) => (cdf ? `,\n  ${cdf.withItems.join(',\n  ')}` : '');
 
 /**
  * Every bucket of `table` (`bucketMs` wide: minutes, or hours when the fold cannot trust minute
  * rows) in the ranges recomputed from live raw points (FINAL dedup, tombstones applied).
  */
 export function foldFromRawSql(shape: FamilyShape, table: string, bucketMs: number, tsRanges: string): string {
+  const cdf = shape.cdfRollups ? cdfFromPointsSql(shape) : undefined;
   const rows = rollupRows(shape, `tenant, series_id, ts - positiveModulo(ts, ${bucketMs}) AS fold_bucket, count(), ${shape.foldValueCount}`,
-    shape.foldAggregates, 'max(ts)', shape.rawLastSources.map((source) => `argMax(${source}, ts)`), '{computed_at:UInt64}');
+    shape.foldAggregates, 'max(ts)', shape.rawLastSources.map((source) => `argMax(${source}, ts)`), cdf, '{computed_at:UInt64}');
   return `INSERT INTO ${table} (${rows.targets})
 WITH (SELECT groupArray(tuple(tenant, series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
-    WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones
+    WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones${withList(cdf)}
 SELECT ${rows.select}
 FROM ${shape.rawTable} FINAL
 WHERE (${tsRanges})
@@ -83,9 +101,10 @@ export function foldHoursFromMinutesSql(shape: FamilyShape, bucketRanges: string
   const aggregates = shape.foldAggregates.length > 0
     ? [shape.codedRollupColumns.includes('value_sum') ? decimalSumSql('value_sum') : 'sum(value_sum)', 'minIf(value_min, value_count > 0)', 'maxIf(value_max, value_count > 0)']
     : [];
+  const cdf = shape.cdfRollups ? cdfFromPiecesSql(shape) : undefined;
   const rows = rollupRows(shape, `tenant, series_id, bucket - positiveModulo(bucket, ${ROLLUP_BUCKET_MS}) AS fold_hour, sum(point_count), sum(value_count)`,
-    aggregates, 'max(last_ts)', shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`), '{computed_at:UInt64}');
-  return `INSERT INTO ${shape.rollupTable} (${rows.targets})
+    aggregates, 'max(last_ts)', shape.lastValueColumns.map((column) => `argMax(${column}, last_ts)`), cdf, '{computed_at:UInt64}');
+  return `INSERT INTO ${shape.rollupTable} (${rows.targets})${cdf ? `\nWITH ${cdf.withItems.join(',\n  ')}` : ''}
 SELECT ${rows.select}
 FROM ${shape.minuteTable} FINAL
 WHERE (${bucketRanges}) AND point_count > 0

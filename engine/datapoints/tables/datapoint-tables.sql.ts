@@ -2,7 +2,7 @@
 // leads every ORDER BY. Every table syncs its parts on insert: a 2xx means durable (CONTRACT),
 // and a rollup row must be on disk before the dirty mark it resolves is removed.
 import { decimalColumnDdl } from './decimal-coding.ts';
-import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+import { CDF_ROLLUP_COLUMNS, FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 
 /** fsync_after_insert: the part's files; fsync_part_directory: the part directory after the rename. */
 const DURABLE = 'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1';
@@ -38,6 +38,7 @@ const ROLLUP_KEY_CODECS: Readonly<Record<string, string>> = {
   point_count: 'CODEC(T64, ZSTD(1))',
   value_count: 'CODEC(T64, ZSTD(1))',
   last_ts: 'CODEC(DoubleDelta, ZSTD(1))',
+  first_ts: 'CODEC(DoubleDelta, ZSTD(1))',
   computed_at: 'CODEC(Delta, ZSTD(1))',
 };
 const ROLLUP_VALUE_CODEC = 'CODEC(ZSTD(3))';
@@ -63,8 +64,29 @@ function rollupColumns(shape: FamilyShape): [name: string, typeAndCodec: string]
     ...aggregates.flatMap(([name, type]) => value(name, type)),
     keyed('last_ts', 'Int64'),
     ...lastValues.flatMap(([name, type]) => value(name, type)),
+    ...cdfRollupColumns(shape),
     keyed('computed_at', 'UInt64'),
   ];
+}
+
+/** CDF_ROLLUP_COLUMNS with their types and codecs (none for a family without them). */
+function cdfRollupColumns(shape: FamilyShape): [name: string, typeAndCodec: string][] {
+  if (!shape.cdfRollups) return [];
+  return CDF_ROLLUP_COLUMNS.flatMap((name): [string, string][] => {
+    if (name === 'first_ts') return [[name, `Int64 ${ROLLUP_KEY_CODECS[name]}`]];
+    if (name === 'first_value' && shape.family === 'float') return decimalColumnDdl(name);
+    return [[name, `Float64 ${ROLLUP_VALUE_CODEC}`]];
+  });
+}
+
+/**
+ * Rollup tables created before the CDF rollup columns take them at open (metadata only: older
+ * parts read the defaults until rewritten). The one-time CDF backfill below marks their rows
+ * dirty, so no read trusts a default and the fold recomputes every bucket with them.
+ */
+function cdfColumnsAlterSql(shape: FamilyShape, table: string): string[] {
+  const columns = cdfRollupColumns(shape);
+  return columns.length === 0 ? [] : [`ALTER TABLE ${table} ${columns.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${name} ${type}`).join(', ')}`];
 }
 
 /**
@@ -88,8 +110,9 @@ ${DURABLE}, index_granularity = ${indexGranularity}`;
  * merges write the new codecs, so an old data dir shrinks as the fold and merges rewrite it.
  */
 function rollupCodecAlterSql(shape: FamilyShape, table: string): string {
-  // Decimally stored columns take their codecs when created (or moved to the coding at open: float-coding-migration.ts).
-  const coded = new Set(shape.codedRollupColumns.flatMap((name) => decimalColumnDdl(name).map(([column]) => column)));
+  // Decimally stored columns take their codecs when created (or moved to the coding at open: float-coding-migration.ts),
+  // and the CDF columns were created with theirs.
+  const coded = new Set([...shape.codedRollupColumns.flatMap((name) => decimalColumnDdl(name).map(([column]) => column)), ...cdfRollupColumns(shape).map(([name]) => name)]);
   const plain = rollupColumns(shape).filter(([name]) => !coded.has(name));
   return `ALTER TABLE ${table} ${plain.map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
 }
@@ -159,27 +182,30 @@ export const STATE_DDL = `CREATE TABLE IF NOT EXISTS datapoint_state (
 ORDER BY name
 ${DURABLE}`;
 
-const MINUTE_ROLLUPS_STATE = 'minute_rollups';
-const MINUTE_ROLLUPS_ABSENT = `(SELECT count() FROM datapoint_state WHERE name = '${MINUTE_ROLLUPS_STATE}') = 0`;
-
 /**
- * A data directory from before minute rollups has hourly rows and no minute rows, and the fold
- * builds hourly rows from minute rows: once, every series with hourly rows is marked dirty
- * over their span (the fold then computes its minutes from raw points, and reads answer from
- * raw points meanwhile), and only then the state row says it is done (a crash in between
- * marks again). Later opens find the state row and insert nothing.
+ * One-time backfills of rollup rows a data directory may lack: once, every series with hourly
+ * rows is marked dirty over their span (the fold then recomputes its minutes and hours from raw
+ * points, and reads answer from raw points meanwhile), and only then the state row says it is
+ * done (a crash in between marks again). Later opens find the state row and insert nothing.
+ * `minute_rollups`: a directory from before minute rollups has hourly rows and no minute rows
+ * (the fold builds hours from minutes). `cdf_rollups`: rows folded before CDF_ROLLUP_COLUMNS
+ * hold their defaults.
  */
-function minuteBackfillSql(shape: FamilyShape): string {
+const ROLLUP_BACKFILLS = ['minute_rollups', 'cdf_rollups'] as const;
+
+const backfillAbsent = (state: string) => `(SELECT count() FROM datapoint_state WHERE name = '${state}') = 0`;
+
+function backfillMarksSql(shape: FamilyShape, state: string): string {
   return `INSERT INTO datapoint_dirty (tenant, series_id, family, begin_ms, end_ms)
 SELECT tenant, series_id, '${shape.family}', min(bucket), max(bucket) + ${ROLLUP_BUCKET_MS}
 FROM ${shape.rollupTable}
-WHERE ${MINUTE_ROLLUPS_ABSENT}
+WHERE ${backfillAbsent(state)}
 GROUP BY tenant, series_id`;
 }
 
-const MINUTE_BACKFILL_DONE_SQL = `INSERT INTO datapoint_state (name, value) SELECT '${MINUTE_ROLLUPS_STATE}', 1 WHERE ${MINUTE_ROLLUPS_ABSENT}`;
+const backfillDoneSql = (state: string) => `INSERT INTO datapoint_state (name, value) SELECT '${state}', 1 WHERE ${backfillAbsent(state)}`;
 
-/** Run in order at every open: the tables, then the one-time minute backfill marks. */
+/** Run in order at every open: the tables, then the one-time backfill marks. */
 export const DATAPOINT_TABLES_DDL: readonly string[] = [
   ...FAMILIES.flatMap((family) => {
     const shape = FAMILY_SHAPES[family];
@@ -187,6 +213,8 @@ export const DATAPOINT_TABLES_DDL: readonly string[] = [
       rawTableDdl(shape),
       rollupTableDdl(shape, shape.rollupTable, HOUR_INDEX_GRANULARITY),
       rollupTableDdl(shape, shape.minuteTable, MINUTE_INDEX_GRANULARITY),
+      ...cdfColumnsAlterSql(shape, shape.rollupTable),
+      ...cdfColumnsAlterSql(shape, shape.minuteTable),
       rollupCodecAlterSql(shape, shape.rollupTable),
       rollupCodecAlterSql(shape, shape.minuteTable),
       latestTableDdl(shape),
@@ -195,8 +223,10 @@ export const DATAPOINT_TABLES_DDL: readonly string[] = [
   TOMBSTONES_DDL,
   DIRTY_DDL,
   STATE_DDL,
-  ...FAMILIES.map((family) => minuteBackfillSql(FAMILY_SHAPES[family])),
-  MINUTE_BACKFILL_DONE_SQL,
+  ...ROLLUP_BACKFILLS.flatMap((state) => [
+    ...FAMILIES.map((family) => FAMILY_SHAPES[family]).filter((shape) => state !== 'cdf_rollups' || shape.cdfRollups).map((shape) => backfillMarksSql(shape, state)),
+    backfillDoneSql(state),
+  ]),
 ];
 
 export const STATE_READ_SQL = 'SELECT toString(max(value)) AS value FROM datapoint_state WHERE name = {name:String}';

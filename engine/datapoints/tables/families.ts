@@ -79,7 +79,22 @@ export interface FamilyShape {
   rawLastSources: readonly string[];
   /** Select list of the last value, given one expression per lastValueColumns entry (exact types as strings). */
   readLast: (sources: readonly string[]) => string;
+  /**
+   * Whether the rollup rows keep CDF_ROLLUP_COLUMNS (CDF's interpolating aggregates from rollups;
+   * TEXT has none, MIXED reads its numeric points raw), and a value, sum or last value as Float64.
+   */
+  cdfRollups: boolean;
+  asFloat: (column: string) => string;
 }
+
+/**
+ * The CDF rollup columns of a numeric family's minute and hour rows (cdf-rollup.sql.ts): the
+ * bucket's points as one piece (read/cdf-pieces.ts): its first point, the integrals of the
+ * linear and the stepwise interpolant from its first to its last point with their squared
+ * deviations, the total variation, and the values' squared deviations. FLOAT keeps first_value
+ * decimally, as its last_value.
+ */
+export const CDF_ROLLUP_COLUMNS = ['first_ts', 'first_value', 'lin_integral', 'lin_m2', 'step_integral', 'step_m2', 'total_variation', 'value_m2'] as const;
 
 const FLOAT_CODEC = 'CODEC(ZSTD(3))';
 const INT_CODEC = 'CODEC(ZSTD(3))';
@@ -100,6 +115,8 @@ interface NumericFamily {
   rawSumExpr: string;
   exact: boolean;
 }
+
+const identity = (column: string) => column;
 
 function numericShape(f: NumericFamily): FamilyShape {
   const read = (column: string) => (f.exact ? `toString(${f.scaled(column)})` : column);
@@ -130,10 +147,10 @@ function numericShape(f: NumericFamily): FamilyShape {
     lastValueColumns: ['last_value'],
     rawLastSources: ['value'],
     readLast: ([value]) => `${read(value as string)} AS out_value`,
+    cdfRollups: true,
+    asFloat: f.family === 'float' ? identity : (column) => `toFloat64(${column})`,
   };
 }
-
-const identity = (column: string) => column;
 
 export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freeze({
   float: numericShape({ family: 'float', rawType: 'Float64', sumType: 'Float64', insertExpr: 'assumeNotNull(value)',
@@ -179,6 +196,8 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     lastValueColumns: ['last_value'],
     rawLastSources: ['value'],
     readLast: ([value]) => `${value} AS out_value`,
+    cdfRollups: false,
+    asFloat: identity,
   },
   // MIXED keeps both kinds per point; aggregates see numeric points only.
   mixed: {
@@ -208,5 +227,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     lastValueColumns: ['last_value', 'last_text', 'last_is_text'],
     rawLastSources: ['value', 'text', 'is_text'],
     readLast: ([value, text, isText]) => `${value} AS out_value, ${text} AS out_text, ${isText} AS out_is_text`,
+    cdfRollups: false,
+    asFloat: identity,
   },
 });
