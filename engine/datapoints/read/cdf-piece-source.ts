@@ -5,8 +5,9 @@
 // are the series' live points as of the read, exact under overwrites, late points and deletes.
 import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX } from '../../limits.ts';
 import { ColumnarParams } from '../../stores/columnar-params.ts';
+import type { Table } from 'apache-arrow';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { cdfPiecesSql } from './cdf-aggregates.sql.ts';
+import { cdfNeighbourRowsSql, cdfPiecesSql } from './cdf-aggregates.sql.ts';
 import { pointPiece, type Piece, type Point } from './cdf-pieces.ts';
 import { contextsOf } from './datapoint-read-context.ts';
 import { readRaw } from './datapoint-read.ts';
@@ -51,7 +52,7 @@ async function rawPoints(store: ColumnarStore, tenant: string, series: SeriesRef
   return out;
 }
 
-/** The last live numeric point before `from` and the first at or after `to`. */
+/** The last live numeric point before `from` and the first at or after `to`, from raw points. */
 async function neighbours(store: ColumnarStore, tenant: string, series: SeriesRef, from: number, to: number, cache?: ReadContextCache): Promise<Pick<PieceRun, 'before' | 'after'>> {
   const [before, after] = await Promise.all([
     readRaw(store, tenant, series, { end: from, limit: 1 }, cache).then((page) => pointsOf(series, page.points)[0]),
@@ -71,13 +72,43 @@ export function hasCdfRollups(series: SeriesRef): boolean {
   return FAMILY_SHAPES[familyOf(series.valueType)].cdfRollups;
 }
 
-/** The columns of cdfPiecesSql, in Piece order. */
+/** The piece columns of cdf-aggregates.sql.ts, in Piece order. */
 const PIECE_COLUMNS = ['first_ts', 'last_ts', 'first_v', 'last_v', 'n', 's', 'value_m2', 'lin_integral', 'lin_m2', 'step_integral', 'step_m2', 'total_variation'] as const;
+
+/** Rows of the piece statements: pieces (side 0) and the minute rows just outside the window (1 before, 2 after). */
+interface PieceRows { pieces: Piece[]; below?: { bucket: number; piece: Piece }; above?: { bucket: number; piece: Piece } }
+
+function pieceRows(table: Table): PieceRows {
+  const columns = PIECE_COLUMNS.map((name) => table.getChild(name)?.toArray() as Float64Array | undefined);
+  const [side, bucket] = [table.getChild('side')?.toArray(), table.getChild('bucket')?.toArray() as Float64Array | undefined];
+  const out: PieceRows = { pieces: [] };
+  for (let i = 0; i < table.numRows; i++) {
+    const [firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv] = columns.map((c) => (c?.[i] ?? 0)) as number[] as [
+      number, number, number, number, number, number, number, number, number, number, number, number];
+    const piece: Piece = { firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv };
+    const at = bucket?.[i] as number;
+    const which = Number(side?.[i] ?? 0);
+    // The newest row before the window, the oldest after it.
+    if (which === 0) out.pieces.push(piece);
+    else if (which === 1 && (!out.below || at > out.below.bucket)) out.below = { bucket: at, piece };
+    else if (which === 2 && (!out.above || at < out.above.bucket)) out.above = { bucket: at, piece };
+  }
+  return out;
+}
+
+/** Rows this far outside the window come with its pieces, as neighbour candidates. */
+const NEAR_MS = 3_600_000;
 
 /**
  * The pieces of [from, to) (both multiples of `base`, a minute or an hour): rows `base` wide
  * where no dirty range touches them, minute rows of the clean minutes of touched hours, and
  * every live point of dirty minutes, as the SPEC aggregates read rollups (datapoint-aggregate.ts).
+ * The neighbours come from the minute rows just outside the window, in the same statement when
+ * within an hour of it (a raw read with FINAL reaching back or ahead cost 10-20 ms even for one
+ * point here): the newest row before `from` holds the last point before it when no dirty range
+ * lies between them, the oldest from `to` on the first point after when none lies between.
+ * Further away they are looked for in all minute rows, and where dirty ranges lie between, in
+ * raw points.
  */
 export async function rollupPieces(
   store: ColumnarStore, tenant: string, series: SeriesRef, base: number, from: number, to: number, cache?: ReadContextCache,
@@ -102,19 +133,26 @@ UNION ALL
 ${cdfPiecesSql(shape, shape.minuteTable, `(${bucketRangeList(params, hours, MINUTE_BUCKET_MS)}) AND ${notDirtyMinutes}`)}`;
     }
   }
-  const [table, raw, edges] = await Promise.all([
-    store.queryArrow(sql, { ...params.values, tenant, series_id: id, start: from, end: to }),
+  const bounds = { tenant, series_id: id, start: from, end: Math.min(to, TIMESTAMP_MS_MAX + 1) };
+  const [rows, raw] = await Promise.all([
+    store.queryArrow(sql, { ...params.values, ...bounds, reach_ms: NEAR_MS }).then(pieceRows),
     Promise.all(dirtyMinutes.map(([b, e]) => rawPoints(store, tenant, series, b, e, cache))),
-    neighbours(store, tenant, series, from, to, cache),
   ]);
-  const columns = PIECE_COLUMNS.map((name) => table.getChild(name)?.toArray() as Float64Array | undefined);
-  const pieces: Piece[] = [];
-  for (let i = 0; i < table.numRows; i++) {
-    const [firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv] = columns.map((c) => (c?.[i] ?? 0)) as number[] as [
-      number, number, number, number, number, number, number, number, number, number, number, number];
-    pieces.push({ firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv });
-  }
+  const pieces = rows.pieces;
   for (const points of raw) for (const p of points) pieces.push(pointPiece(p.ts, p.v));
   pieces.sort((x, y) => x.firstTs - y.firstTs);
-  return { pieces, ...edges };
+  let { below, above } = rows;
+  if (!below || (!above && to <= TIMESTAMP_MS_MAX)) {
+    const far = pieceRows(await store.queryArrow(cdfNeighbourRowsSql(shape), bounds));
+    below ??= far.below;
+    above ??= far.above;
+  }
+  const clean = (begin: number, end: number) => !dirty.some(([b, e]) => b < end && e > begin);
+  const beforeKnown = clean(below?.bucket ?? -Infinity, from);
+  // A row's end: an hour at most (hour or minute rows).
+  const afterKnown = to > TIMESTAMP_MS_MAX || clean(to, above !== undefined ? above.bucket + ROLLUP_BUCKET_MS : Infinity);
+  const edges = beforeKnown && afterKnown ? {} : await neighbours(store, tenant, series, from, to, cache);
+  const before = beforeKnown ? (below ? { ts: below.piece.lastTs, v: below.piece.lastV } : undefined) : edges.before;
+  const after = to > TIMESTAMP_MS_MAX ? undefined : afterKnown ? (above ? { ts: above.piece.firstTs, v: above.piece.firstV } : undefined) : edges.after;
+  return { pieces, before, after };
 }
