@@ -19,6 +19,30 @@ const AGGREGATE_LIMIT = 10_000;
 /** Longest afterIngest waits for the catch-up after a load. */
 const CATCH_UP_WAIT_MS_MAX = 90_000;
 
+/** How the service's background work ended a wait: quiet or not, after how long (s), and its last gauges. */
+export interface BackgroundWork { quiet: boolean; seconds: string; rollupsSeconds: string; backlog: number; merges: number }
+
+/**
+ * Waits until the rollup fold has no dirty range left and no part merge runs (three polls 200 ms
+ * apart of datapoint_rollup_backlog_ranges and columnar_merges_running in /metrics), or waitMsMax.
+ */
+export async function waitForBackgroundWork(http: HttpClient, waitMsMax: number): Promise<BackgroundWork> {
+  const started = Date.now();
+  let rollupsAt: number | undefined;
+  let quietPolls = 0;
+  let last = { backlog: Number.NaN, merges: Number.NaN };
+  while (Date.now() - started < waitMsMax && quietPolls < 3) {
+    const metrics = (await http.request('GET', '/metrics')).body.toString('utf8');
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+    last = { backlog: gauge('datapoint_rollup_backlog_ranges'), merges: gauge('columnar_merges_running') };
+    if (last.backlog === 0) rollupsAt ??= Date.now();
+    quietPolls = last.backlog === 0 && last.merges === 0 ? quietPolls + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const seconds = (at: number) => ((at - started) / 1000).toFixed(1);
+  return { quiet: quietPolls >= 3, seconds: seconds(Date.now()), rollupsSeconds: seconds(rollupsAt ?? Date.now()), ...last };
+}
+
 export class PlantdataTarget implements DatapointSystem, LoadSystem {
   readonly system = 'plantdata' as const;
   readonly ingestNote = 'POST /timeseries/data, JSON, values as strings';
@@ -73,22 +97,9 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
    * it took beside the ingest figures.
    */
   async afterIngest(opts: { waitMsMax?: number } = {}): Promise<string | undefined> {
-    const waitMsMax = opts.waitMsMax ?? CATCH_UP_WAIT_MS_MAX;
-    const started = Date.now();
-    let rollupsAt: number | undefined;
-    let quietPolls = 0;
-    let last = { backlog: Number.NaN, merges: Number.NaN };
-    while (Date.now() - started < waitMsMax && quietPolls < 3) {
-      const metrics = (await this.#http.request('GET', '/metrics')).body.toString('utf8');
-      const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-      last = { backlog: gauge('datapoint_rollup_backlog_ranges'), merges: gauge('columnar_merges_running') };
-      if (last.backlog === 0) rollupsAt ??= Date.now();
-      quietPolls = last.backlog === 0 && last.merges === 0 ? quietPolls + 1 : 0;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const seconds = (at: number) => ((at - started) / 1000).toFixed(1);
-    if (quietPolls < 3) return `background work still running after ${seconds(Date.now())} s (${last.backlog} rollup ranges, ${last.merges} merges)`;
-    return `catch-up after the load (deferred rollup fold and merges): rollups current after ${seconds(rollupsAt ?? Date.now())} s, merges idle after ${seconds(Date.now())} s; reads are exact throughout`;
+    const settled = await waitForBackgroundWork(this.#http, opts.waitMsMax ?? CATCH_UP_WAIT_MS_MAX);
+    if (!settled.quiet) return `background work still running after ${settled.seconds} s (${settled.backlog} rollup ranges, ${settled.merges} merges)`;
+    return `catch-up after the load (deferred rollup fold and merges): rollups current after ${settled.rollupsSeconds} s, merges idle after ${settled.seconds} s; reads are exact throughout`;
   }
 
   storageDir(): string {

@@ -20,7 +20,7 @@ import { HttpClient, parseJson } from './http-client.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { runIngest } from './load.ts';
-import { PlantdataTarget } from './plantdata-target.ts';
+import { PlantdataTarget, waitForBackgroundWork } from './plantdata-target.ts';
 import { processTree, readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
 import { openColumnarStore } from '../engine/stores/columnar.ts';
 import { PERF_NODE_OPTION, PerfRecord } from './perf-profile.ts';
@@ -136,13 +136,7 @@ async function bulkLoad(http: HttpClient, workload: Workload, seriesCount: numbe
 }
 
 async function waitForFold(http: HttpClient): Promise<void> {
-  for (let quiet = 0; quiet < 3;) {
-    const metrics = (await http.request('GET', '/metrics')).body.toString('utf8');
-    const backlog = Number(/^datapoint_rollup_backlog_ranges (\S+)$/m.exec(metrics)?.[1]);
-    const merges = Number(/^columnar_merges_running (\S+)$/m.exec(metrics)?.[1]);
-    quiet = backlog === 0 && merges === 0 ? quiet + 1 : 0;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitForBackgroundWork(http, Number.POSITIVE_INFINITY);
 }
 
 function report(label: string, samples: number[]): void {

@@ -3,10 +3,10 @@
 // neighbours, every column a Float64 (times are exact below 2^53) beside `side` (0 a piece,
 // 1 a row before the window, 2 a row after), with bound conditions leaving out the rows dirty
 // ranges make stale. Names come from families.ts only.
-import type { FamilyShape } from '../tables/families.ts';
+import { CDF_SERIES_TABLE, type FamilyShape } from '../tables/families.ts';
 
 function pieceColumns(shape: FamilyShape, side: string): string {
-  return `${side} AS side, toFloat64(bucket) AS bucket, toFloat64(first_ts) AS first_ts, toFloat64(last_ts) AS last_ts, toFloat64(first_value) AS first_v,
+  return `${side} AS side, toFloat64(bucket) AS bucket, toFloat64(cdf_complete) AS complete, toFloat64(first_ts) AS first_ts, toFloat64(last_ts) AS last_ts, toFloat64(first_value) AS first_v,
   toFloat64(${shape.asFloat('last_value')}) AS last_v, toFloat64(value_count) AS n, toFloat64(${shape.asFloat('value_sum')}) AS s,
   value_m2, lin_integral, lin_m2, step_integral, step_m2, total_variation`;
 }
@@ -38,4 +38,19 @@ LIMIT 1)`;
   return `${row('1', 'bucket < {start:Int64}', 'DESC')}
 UNION ALL
 ${row('2', 'bucket >= {end:Int64}', 'ASC')}`;
+}
+
+/** Lists {series_id} in CDF_SERIES_TABLE: the fold keeps its CDF columns from now on. */
+export const LIST_CDF_SERIES_SQL = `INSERT INTO ${CDF_SERIES_TABLE} (tenant, series_id) SELECT {tenant:String}, {series_id:UInt64}`;
+
+/**
+ * Marks the span of {series_id}'s hour rows dirty (family `shape`'s), so that the fold
+ * recomputes its minutes and hours with the CDF columns: once, when the series is listed.
+ */
+export function cdfBackfillMarksSql(shape: FamilyShape): string {
+  return `INSERT INTO datapoint_dirty (tenant, series_id, family, begin_ms, end_ms)
+SELECT tenant, series_id, '${shape.family}', min(bucket), max(bucket) + 3600000
+FROM ${shape.rollupTable}
+WHERE tenant = {tenant:String} AND series_id = {series_id:UInt64} AND point_count > 0
+GROUP BY tenant, series_id`;
 }

@@ -4,7 +4,8 @@
 // `stepInterpolation`, `totalVariation`, `continuousVariance` and `discreteVariance` from pieces
 // (cdf-pieces.ts): the CDF rollup columns of minute or hour rows where the grid is made of whole
 // minutes or hours, raw points of dirty minutes, finer grids and MIXED series, and the neighbours
-// of the page's buckets (cdf-piece-source.ts). The rollup read also decides which buckets exist
+// of the page's buckets (cdf-piece-source.ts); rows of a series whose CDF columns the fold does
+// not keep yet list it and leave the page to raw points. The rollup read also decides which buckets exist
 // (those holding a point; CDF returns nothing for an empty range) and pages them, and a page
 // whose pieces do not hold the points that read counted is computed again from raw points, so
 // both halves answer the same buckets, exact under overwrites, late points and deletes.
@@ -21,7 +22,7 @@ import type { ColumnarStore } from '../../stores/columnar.ts';
 import { aggregateMany, aggregateRange } from './datapoint-aggregate.ts';
 import { bucketEndOf } from './aggregate-grid.ts';
 import { bucketFromPieces, type Piece, type Point } from './cdf-pieces.ts';
-import { hasCdfRollups, numberOf, pointPieces, rollupPieces, type PieceRun } from './cdf-piece-source.ts';
+import { hasCdfRollups, listCdfSeries, numberOf, pointPieces, rollupPieces, type PieceRun } from './cdf-piece-source.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import type { AggregateName, SeriesRef } from '../types.ts';
 
@@ -152,9 +153,10 @@ export async function cdfAggregateMany(
       const bounds = page.buckets.map((bucket) => ({ a: bucket.timestampMs, b: bucketEndOf(range.grid, bucket.timestampMs), count: bucket.count }));
       const [from, to] = [(bounds[0] as { a: number }).a, (bounds[bounds.length - 1] as { b: number }).b];
       // Rollup rows hold whole minutes or hours: grids of those (range.base) read them.
-      const fromRollups = range.base > 0 && hasCdfRollups(series)
-        ? bucketsOf(await rollupPieces(store, tenant, series, range.base, from, to, cache), bounds, options.isStep, interpolating, true)
-        : undefined;
+      const run = range.base > 0 && hasCdfRollups(series) ? await rollupPieces(store, tenant, series, range.base, from, to, cache) : undefined;
+      // Rows without the CDF columns: the series is listed for them, and this page read raw.
+      if (run?.complete === false) await listCdfSeries(store, tenant, series, from, to);
+      const fromRollups = run?.complete ? bucketsOf(run, bounds, options.isStep, interpolating, true) : undefined;
       const computed = fromRollups ?? bucketsOf(await pointPieces(store, tenant, series, from, to, cache), bounds, options.isStep, interpolating, false) ?? [];
       buckets.forEach((bucket, i) => Object.assign(bucket, computed[i]));
     }

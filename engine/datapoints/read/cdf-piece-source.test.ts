@@ -12,7 +12,8 @@ import t, { type Test } from 'tap';
 import { openDatapointStore, type DatapointStore } from '../datapoint-store.ts';
 import type { SeriesPoints, SeriesRef } from '../types.ts';
 import type { Piece } from './cdf-pieces.ts';
-import { rollupPieces } from './cdf-piece-source.ts';
+import type { CdfAggregateBucket } from './cdf-aggregates.ts';
+import { listCdfSeries, rollupPieces } from './cdf-piece-source.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cdf-piece-source-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -81,6 +82,19 @@ function assertPieces(t: Test, got: Piece[], want: Piece[], label: string): void
   t.strictSame(far, [], `${label}: every column equals the points' piece`);
 }
 
+/** Where two answers differ: bucket times, or average / continuousVariance beyond rounding. */
+function differences(got: CdfAggregateBucket[], want: CdfAggregateBucket[]): string[] {
+  const out: string[] = [];
+  if (got.map((b) => b.timestamp).join() !== want.map((b) => b.timestamp).join()) out.push('bucket times');
+  got.forEach((bucket, i) => {
+    for (const name of ['average', 'continuousVariance'] as const) {
+      const [x, y] = [bucket[name] as number, want[i]?.[name] as number];
+      if (!(Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y)))) out.push(`${bucket.timestamp} ${name}: ${x} != ${y}`);
+    }
+  });
+  return out;
+}
+
 async function write(tenant: string, series: SeriesRef, all: Point[]): Promise<void> {
   const batch: SeriesPoints = { ...series, timestampMs: Float64Array.from(all, (p) => p[0]) };
   if (series.valueType === 'BIGINT') batch.bigint = BigInt64Array.from(all, (p) => BigInt(Math.round(p[1])));
@@ -95,6 +109,7 @@ for (const valueType of ['FLOAT', 'BIGINT', 'NUMERIC'] as const) {
     const series: SeriesRef = { seriesId: 7, valueType };
     const all = points().map(([ts, v]): Point => [ts, valueType === 'BIGINT' ? Math.round(v) : v]);
     await write(tenant, series, all);
+    await listCdfSeries(store.columnar, tenant, series, T0, T0 + 2 * HOUR);
     await store.runMaintenance({ includeHot: true });
     const minutes = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
     assertPieces(t, minutes.pieces, runsOf(all, MINUTE), 'minute rows');
@@ -109,6 +124,7 @@ t.test('dirty ranges come as their raw points, clean buckets beside them as rows
   const series: SeriesRef = { seriesId: 8, valueType: 'FLOAT' };
   const all = points();
   await write(tenant, series, all);
+  await listCdfSeries(store.columnar, tenant, series, T0, T0 + 2 * HOUR);
   await store.runMaintenance({ includeHot: true });
   // An overwrite and a late point, not folded: their hour (writes mark whole hours) is dirty.
   const minute = T0 + 30 * MINUTE;
@@ -130,22 +146,28 @@ t.test('dirty ranges come as their raw points, clean buckets beside them as rows
   assertPieces(t, (await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR)).pieces, runsOf(live, MINUTE), 'folded: rows again');
 });
 
-// Last: it closes and reopens the store.
-t.test('rollup rows that predate the CDF columns are marked dirty at open and read raw until folded', async (t) => {
-  const tenant = 'upgrade';
+t.test('a series is listed by its first CDF interpolating read: raw until its rows are refolded with the columns', async (t) => {
+  const tenant = 'listing';
   const series: SeriesRef = { seriesId: 9, valueType: 'FLOAT' };
   const all = points();
   await write(tenant, series, all);
   await store.runMaintenance({ includeHot: true });
-  // As an older release left them: the columns at their defaults, and no backfill state.
-  for (const table of ['datapoints_float_1m', 'datapoints_float_1h']) {
-    await store.columnar.command(`ALTER TABLE ${table} UPDATE lin_integral = 0, step_integral = 0, total_variation = 0, value_m2 = 0, lin_m2 = 0, step_m2 = 0 WHERE tenant = 'upgrade' SETTINGS mutations_sync = 2`);
-  }
-  await store.columnar.command("ALTER TABLE datapoint_state DELETE WHERE name = 'cdf_rollups' SETTINGS mutations_sync = 2");
-  await store.close();
-  store = await openDatapointStore({ dataDir: dir }, { maintenanceIntervalMs: 0 });
-  const before = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
-  t.equal(before.pieces.length, all.length, 'every point read raw: the old rows are dirty');
+  const unlisted = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
+  t.equal(unlisted.complete, false, 'rows of a series no CDF read asked for keep no CDF columns');
+  const options = { start: T0, end: T0 + 2 * HOUR, granularity: '15m', aggregates: ['average', 'continuousVariance'] as const, isStep: false, limit: 100 };
+  const first = await store.cdfAggregate(tenant, series, { ...options, aggregates: [...options.aggregates] });
+  t.equal(first.buckets.length, 8, 'answered from raw points');
   await store.runMaintenance({ includeHot: true });
-  assertPieces(t, (await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR)).pieces, runsOf(all, MINUTE), 'refolded minute rows');
+  const listed = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
+  t.equal(listed.complete, true, 'the read listed the series; the fold recomputed its rows');
+  assertPieces(t, listed.pieces, runsOf(all, MINUTE), 'refolded minute rows');
+  const again = await store.cdfAggregate(tenant, series, { ...options, aggregates: [...options.aggregates] });
+  t.strictSame(differences(again.buckets, first.buckets), [], 'the same buckets and values from rollups');
+  // Rows as an older release left them: the columns at their defaults (cdf_complete 0).
+  for (const table of ['datapoints_float_1m', 'datapoints_float_1h']) {
+    await store.columnar.command(`ALTER TABLE ${table} UPDATE cdf_complete = 0, lin_integral = 0 WHERE tenant = 'listing' SETTINGS mutations_sync = 2`);
+  }
+  t.equal((await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR)).complete, false, 'rows without the columns are never read as pieces');
+  const old = await store.cdfAggregate(tenant, series, { ...options, aggregates: [...options.aggregates] });
+  t.strictSame(differences(old.buckets, again.buckets), [], 'a read over them answers from raw points, the same');
 });

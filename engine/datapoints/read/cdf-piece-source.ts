@@ -7,14 +7,15 @@ import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX } from '../../limits.ts';
 import { ColumnarParams } from '../../stores/columnar-params.ts';
 import type { Table } from 'apache-arrow';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { cdfNeighbourRowsSql, cdfPiecesSql } from './cdf-aggregates.sql.ts';
+import { LIST_CDF_SERIES_SQL, cdfBackfillMarksSql, cdfNeighbourRowsSql, cdfPiecesSql } from './cdf-aggregates.sql.ts';
+import { writeDirtyRanges } from '../write/dirty-ranges.ts';
 import { pointPiece, type Piece, type Point } from './cdf-pieces.ts';
 import { contextsOf } from './datapoint-read-context.ts';
 import { readRaw } from './datapoint-read.ts';
 import { formatDatapointValue } from './datapoint-format.ts';
 import { bucketRangeList, widenRanges } from './rollup-ranges.ts';
-import type { ReadContextCache } from './read-context-cache.ts';
-import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf } from '../tables/families.ts';
+import { rollupKey, type ReadContextCache } from './read-context-cache.ts';
+import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, familyOf, floorTo } from '../tables/families.ts';
 import type { SeriesPoints, SeriesRef } from '../types.ts';
 
 /** A window's pieces in time order and the live points just outside it. */
@@ -22,6 +23,8 @@ export interface PieceRun {
   pieces: Piece[];
   before?: Point;
   after?: Point;
+  /** False when a rollup row had no CDF columns: the pieces are not the window's points. */
+  complete?: boolean;
 }
 
 /** A numeric value as a double (decimals and BIGINT through their text, as CDF's JSON has them). */
@@ -67,6 +70,35 @@ export async function pointPieces(store: ColumnarStore, tenant: string, series: 
   return { pieces: points.map((p) => pointPiece(p.ts, p.v)), ...edges };
 }
 
+/** Series this process listed, by store, with when it last marked an incomplete window of each. */
+const listed = new WeakMap<ColumnarStore, Map<string, number>>();
+/** An incomplete window of a listed series is marked for the fold at most this often. */
+const REMARK_MS = 10_000;
+
+/**
+ * Makes the fold keep the series' CDF columns: lists it (families.ts CDF_SERIES_TABLE) and marks
+ * the span of its hour rows dirty, once per process, so its rows are recomputed with them; reads
+ * take raw points until then. A window still incomplete after that (rows a fold that had started
+ * before the listing wrote without them) is marked again, at most every REMARK_MS.
+ */
+export async function listCdfSeries(store: ColumnarStore, tenant: string, series: SeriesRef, from: number, to: number): Promise<void> {
+  let marks = listed.get(store);
+  if (!marks) listed.set(store, (marks = new Map()));
+  const key = `${tenant}\u0000${series.seriesId}`;
+  const marked = marks.get(key);
+  const now = Date.now();
+  if (marked !== undefined && now - marked < REMARK_MS) return;
+  marks.set(key, now);
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  const params = { tenant, series_id: series.seriesId };
+  if (marked === undefined) {
+    await store.command(LIST_CDF_SERIES_SQL, params);
+    await store.command(cdfBackfillMarksSql(shape), params);
+  } else {
+    await writeDirtyRanges(store, [{ tenant, seriesId: series.seriesId, family: shape.family, beginMs: floorTo(from, ROLLUP_BUCKET_MS), endMs: ceilTo(to, ROLLUP_BUCKET_MS) }]);
+  }
+}
+
 /** Whether the series' family keeps the CDF rollup columns. */
 export function hasCdfRollups(series: SeriesRef): boolean {
   return FAMILY_SHAPES[familyOf(series.valueType)].cdfRollups;
@@ -75,26 +107,44 @@ export function hasCdfRollups(series: SeriesRef): boolean {
 /** The piece columns of cdf-aggregates.sql.ts, in Piece order. */
 const PIECE_COLUMNS = ['first_ts', 'last_ts', 'first_v', 'last_v', 'n', 's', 'value_m2', 'lin_integral', 'lin_m2', 'step_integral', 'step_m2', 'total_variation'] as const;
 
-/** Rows of the piece statements: pieces (side 0) and the minute rows just outside the window (1 before, 2 after). */
-interface PieceRows { pieces: Piece[]; below?: { bucket: number; piece: Piece }; above?: { bucket: number; piece: Piece } }
+/**
+ * Rows of the piece statements: pieces (side 0) and the rows just outside the window (1 before,
+ * 2 after); `complete` false when a piece's row has no CDF columns (cdf_complete 0).
+ */
+interface PieceRows {
+  pieces: Piece[];
+  complete: boolean;
+  below?: { bucket: number; piece: Piece };
+  above?: { bucket: number; piece: Piece; complete: boolean };
+}
 
 function pieceRows(table: Table): PieceRows {
   const columns = PIECE_COLUMNS.map((name) => table.getChild(name)?.toArray() as Float64Array | undefined);
   const [side, bucket] = [table.getChild('side')?.toArray(), table.getChild('bucket')?.toArray() as Float64Array | undefined];
-  const out: PieceRows = { pieces: [] };
+  const complete = table.getChild('complete')?.toArray() as Float64Array | undefined;
+  const out: PieceRows = { pieces: [], complete: true };
   for (let i = 0; i < table.numRows; i++) {
     const [firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv] = columns.map((c) => (c?.[i] ?? 0)) as number[] as [
       number, number, number, number, number, number, number, number, number, number, number, number];
     const piece: Piece = { firstTs, lastTs, firstV, lastV, n, sum, m2, linInt, linM2, stepInt, stepM2, tv };
     const at = bucket?.[i] as number;
     const which = Number(side?.[i] ?? 0);
-    // The newest row before the window, the oldest after it.
-    if (which === 0) out.pieces.push(piece);
-    else if (which === 1 && (!out.below || at > out.below.bucket)) out.below = { bucket: at, piece };
-    else if (which === 2 && (!out.above || at < out.above.bucket)) out.above = { bucket: at, piece };
+    const whole = complete?.[i] === 1;
+    // The newest row before the window (its last point is a SPEC column, kept for every series), the oldest after it.
+    if (which === 0) {
+      out.pieces.push(piece);
+      out.complete &&= whole;
+    } else if (which === 1 && (!out.below || at > out.below.bucket)) {
+      out.below = { bucket: at, piece };
+    } else if (which === 2 && (!out.above || at < out.above.bucket)) {
+      out.above = { bucket: at, piece, complete: whole };
+    }
   }
   return out;
 }
+
+/** Runs of at most this many pieces are kept in the read cache (a 6 h 1m window: 360). */
+const KEPT_PIECES_MAX = 1_500;
 
 /** Rows this far outside the window come with its pieces, as neighbour candidates. */
 const NEAR_MS = 3_600_000;
@@ -115,7 +165,13 @@ export async function rollupPieces(
 ): Promise<PieceRun> {
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const id = series.seriesId;
+  // Kept only if nothing was written to the series from here (the contexts) to the fetch.
+  const mark = cache?.begin();
   const dirty = (await contextsOf(store, tenant, [id], cache)).get(id)?.dirty ?? [];
+  // A series without dirty ranges reads rows only: its run is kept until its next write or fold.
+  const key = dirty.length === 0 ? rollupKey(tenant, `cdf${shape.family}`, from, to, base, 0, [id]) : undefined;
+  const kept = key !== undefined ? cache?.getRollup<PieceRun>(key)?.[0] : undefined;
+  if (kept) return kept;
   const dirtyMinutes = widenRanges(dirty, MINUTE_BUCKET_MS, from, to);
   const params = new ColumnarParams();
   const notDirtyMinutes = dirtyMinutes.length > 0 ? `NOT (${bucketRangeList(params, new Map([[id, dirtyMinutes]]), MINUTE_BUCKET_MS)})` : '';
@@ -138,6 +194,7 @@ ${cdfPiecesSql(shape, shape.minuteTable, `(${bucketRangeList(params, hours, MINU
     store.queryArrow(sql, { ...params.values, ...bounds, reach_ms: NEAR_MS }).then(pieceRows),
     Promise.all(dirtyMinutes.map(([b, e]) => rawPoints(store, tenant, series, b, e, cache))),
   ]);
+  if (!rows.complete) return { pieces: [], complete: false };
   const pieces = rows.pieces;
   for (const points of raw) for (const p of points) pieces.push(pointPiece(p.ts, p.v));
   pieces.sort((x, y) => x.firstTs - y.firstTs);
@@ -150,9 +207,11 @@ ${cdfPiecesSql(shape, shape.minuteTable, `(${bucketRangeList(params, hours, MINU
   const clean = (begin: number, end: number) => !dirty.some(([b, e]) => b < end && e > begin);
   const beforeKnown = clean(below?.bucket ?? -Infinity, from);
   // A row's end: an hour at most (hour or minute rows).
-  const afterKnown = to > TIMESTAMP_MS_MAX || clean(to, above !== undefined ? above.bucket + ROLLUP_BUCKET_MS : Infinity);
+  const afterKnown = to > TIMESTAMP_MS_MAX || (clean(to, above !== undefined ? above.bucket + ROLLUP_BUCKET_MS : Infinity) && above?.complete !== false);
   const edges = beforeKnown && afterKnown ? {} : await neighbours(store, tenant, series, from, to, cache);
   const before = beforeKnown ? (below ? { ts: below.piece.lastTs, v: below.piece.lastV } : undefined) : edges.before;
   const after = to > TIMESTAMP_MS_MAX ? undefined : afterKnown ? (above ? { ts: above.piece.firstTs, v: above.piece.firstV } : undefined) : edges.after;
-  return { pieces, before, after };
+  const run: PieceRun = { pieces, before, after, complete: true };
+  if (key !== undefined && pieces.length <= KEPT_PIECES_MAX) cache?.setRollup(mark, key, [run]);
+  return run;
 }

@@ -5,12 +5,17 @@
 // squared deviations are summed around the group's own mean (segment by segment: each
 // segment's own spread plus its length times its mean's distance from the group's), never as a
 // difference of large sums. `WITH` names the arrays once per group; the columns read them.
-import { CDF_ROLLUP_COLUMNS, type FamilyShape } from '../tables/families.ts';
+// Only series listed in CDF_SERIES_TABLE get them (families.ts: their cost on disk); the others'
+// arrays stay empty, their columns 0 and cdf_complete 0.
+import { CDF_ROLLUP_COLUMNS, CDF_SERIES_TABLE, type FamilyShape } from '../tables/families.ts';
 
 /** The WITH items and one expression per CDF_ROLLUP_COLUMNS entry. */
 export interface CdfRollupSql { withItems: string[]; exprs: string[] }
 
 const sq = (x: string) => `(${x}) * (${x})`;
+
+/** Whether the row's series keeps the CDF columns (the statement binds {tenants}, as every fold statement). */
+const LISTED = `(tenant, series_id) IN (SELECT tenant, series_id FROM ${CDF_SERIES_TABLE} WHERE tenant IN {tenants:Array(String)})`;
 
 /**
  * Over raw rows grouped by bucket: the group's live points sorted by time, the segments between
@@ -18,7 +23,7 @@ const sq = (x: string) => `(${x}) * (${x})`;
  */
 export function cdfFromPointsSql(shape: FamilyShape): CdfRollupSql {
   const withItems = [
-    `arraySort(p -> p.1, groupArray((ts, ${shape.asFloat('value')}))) AS cdf_points`,
+    `arraySort(p -> p.1, groupArrayIf((ts, ${shape.asFloat('value')}), ${LISTED})) AS cdf_points`,
     'arrayMap(p -> p.1, cdf_points) AS cdf_t',
     'arrayMap(p -> p.2, cdf_points) AS cdf_v',
     'arrayPopFront(arrayDifference(cdf_t)) AS cdf_d',
@@ -32,6 +37,7 @@ export function cdfFromPointsSql(shape: FamilyShape): CdfRollupSql {
     'arraySum(cdf_v) / length(cdf_v) AS cdf_mean',
   ];
   const exprs: Record<(typeof CDF_ROLLUP_COLUMNS)[number], string> = {
+    cdf_complete: 'toUInt8(notEmpty(cdf_points))',
     first_ts: 'cdf_t[1]',
     first_value: 'cdf_v[1]',
     lin_integral: 'cdf_lin',
@@ -52,8 +58,8 @@ export function cdfFromPointsSql(shape: FamilyShape): CdfRollupSql {
  */
 export function cdfFromPiecesSql(shape: FamilyShape): CdfRollupSql {
   const withItems = [
-    `arraySort(p -> p.1, groupArray((first_ts, last_ts, first_value, ${shape.asFloat('last_value')}, value_count, ${shape.asFloat('value_sum')},
-      value_m2, lin_integral, lin_m2, step_integral, step_m2, total_variation))) AS cdf_pieces`,
+    `arraySort(p -> p.1, groupArrayIf((first_ts, last_ts, first_value, ${shape.asFloat('last_value')}, value_count, ${shape.asFloat('value_sum')},
+      value_m2, lin_integral, lin_m2, step_integral, step_m2, total_variation), ${LISTED})) AS cdf_pieces`,
     'arrayPopBack(cdf_pieces) AS cdf_x',
     'arrayPopFront(cdf_pieces) AS cdf_y',
     'cdf_pieces[-1].2 - cdf_pieces[1].1 AS cdf_span',
@@ -66,6 +72,8 @@ export function cdfFromPiecesSql(shape: FamilyShape): CdfRollupSql {
   // A piece's own mean's distance from the hour's, weighted by its length (none for a single point).
   const spread = (integral: string, mean: string) => `if(p.2 > p.1, (p.2 - p.1) * ${sq(`${integral} / (p.2 - p.1) - ${mean}`)}, 0)`;
   const exprs: Record<(typeof CDF_ROLLUP_COLUMNS)[number], string> = {
+    // Complete when every minute was (a minute folded before its series was listed was not).
+    cdf_complete: `toUInt8(notEmpty(cdf_pieces) AND minIf(cdf_complete, ${LISTED}) = 1)`,
     first_ts: 'cdf_pieces[1].1',
     first_value: 'cdf_pieces[1].3',
     lin_integral: 'cdf_lin',

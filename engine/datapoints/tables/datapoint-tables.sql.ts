@@ -2,7 +2,7 @@
 // leads every ORDER BY. Every table syncs its parts on insert: a 2xx means durable (CONTRACT),
 // and a rollup row must be on disk before the dirty mark it resolves is removed.
 import { decimalColumnDdl } from './decimal-coding.ts';
-import { CDF_ROLLUP_COLUMNS, FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
+import { CDF_ROLLUP_COLUMNS, CDF_SERIES_TABLE, FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS, type FamilyShape } from './families.ts';
 
 /** fsync_after_insert: the part's files; fsync_part_directory: the part directory after the rename. */
 const DURABLE = 'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1';
@@ -74,6 +74,7 @@ function cdfRollupColumns(shape: FamilyShape): [name: string, typeAndCodec: stri
   if (!shape.cdfRollups) return [];
   return CDF_ROLLUP_COLUMNS.flatMap((name): [string, string][] => {
     if (name === 'first_ts') return [[name, `Int64 ${ROLLUP_KEY_CODECS[name]}`]];
+    if (name === 'cdf_complete') return [[name, 'UInt8 CODEC(ZSTD(1))']];
     if (name === 'first_value' && shape.family === 'float') return decimalColumnDdl(name);
     return [[name, `Float64 ${ROLLUP_VALUE_CODEC}`]];
   });
@@ -81,8 +82,7 @@ function cdfRollupColumns(shape: FamilyShape): [name: string, typeAndCodec: stri
 
 /**
  * Rollup tables created before the CDF rollup columns take them at open (metadata only: older
- * parts read the defaults until rewritten). The one-time CDF backfill below marks their rows
- * dirty, so no read trusts a default and the fold recomputes every bucket with them.
+ * parts read the defaults until rewritten, cdf_complete 0 among them, so no read trusts them).
  */
 function cdfColumnsAlterSql(shape: FamilyShape, table: string): string[] {
   const columns = cdfRollupColumns(shape);
@@ -182,30 +182,36 @@ export const STATE_DDL = `CREATE TABLE IF NOT EXISTS datapoint_state (
 ORDER BY name
 ${DURABLE}`;
 
+const MINUTE_ROLLUPS_STATE = 'minute_rollups';
+const MINUTE_ROLLUPS_ABSENT = `(SELECT count() FROM datapoint_state WHERE name = '${MINUTE_ROLLUPS_STATE}') = 0`;
+
 /**
- * One-time backfills of rollup rows a data directory may lack: once, every series with hourly
- * rows is marked dirty over their span (the fold then recomputes its minutes and hours from raw
- * points, and reads answer from raw points meanwhile), and only then the state row says it is
- * done (a crash in between marks again). Later opens find the state row and insert nothing.
- * `minute_rollups`: a directory from before minute rollups has hourly rows and no minute rows
- * (the fold builds hours from minutes). `cdf_rollups`: rows folded before CDF_ROLLUP_COLUMNS
- * hold their defaults.
+ * A data directory from before minute rollups has hourly rows and no minute rows, and the fold
+ * builds hourly rows from minute rows: once, every series with hourly rows is marked dirty
+ * over their span (the fold then computes its minutes from raw points, and reads answer from
+ * raw points meanwhile), and only then the state row says it is done (a crash in between
+ * marks again). Later opens find the state row and insert nothing.
  */
-const ROLLUP_BACKFILLS = ['minute_rollups', 'cdf_rollups'] as const;
-
-const backfillAbsent = (state: string) => `(SELECT count() FROM datapoint_state WHERE name = '${state}') = 0`;
-
-function backfillMarksSql(shape: FamilyShape, state: string): string {
+function minuteBackfillSql(shape: FamilyShape): string {
   return `INSERT INTO datapoint_dirty (tenant, series_id, family, begin_ms, end_ms)
 SELECT tenant, series_id, '${shape.family}', min(bucket), max(bucket) + ${ROLLUP_BUCKET_MS}
 FROM ${shape.rollupTable}
-WHERE ${backfillAbsent(state)}
+WHERE ${MINUTE_ROLLUPS_ABSENT}
 GROUP BY tenant, series_id`;
 }
 
-const backfillDoneSql = (state: string) => `INSERT INTO datapoint_state (name, value) SELECT '${state}', 1 WHERE ${backfillAbsent(state)}`;
+const MINUTE_BACKFILL_DONE_SQL = `INSERT INTO datapoint_state (name, value) SELECT '${MINUTE_ROLLUPS_STATE}', 1 WHERE ${MINUTE_ROLLUPS_ABSENT}`;
 
-/** Run in order at every open: the tables, then the one-time backfill marks. */
+/** The series whose rollups keep the CDF columns (families.ts CDF_SERIES_TABLE); a series listed twice is the same. */
+const CDF_SERIES_DDL = `CREATE TABLE IF NOT EXISTS ${CDF_SERIES_TABLE} (
+  tenant LowCardinality(String),
+  series_id UInt64,
+  listed_at UInt64 DEFAULT toUnixTimestamp64Micro(now64(6))
+) ENGINE = ReplacingMergeTree(listed_at)
+ORDER BY (tenant, series_id)
+${DURABLE}`;
+
+/** Run in order at every open: the tables, then the one-time minute backfill marks. */
 export const DATAPOINT_TABLES_DDL: readonly string[] = [
   ...FAMILIES.flatMap((family) => {
     const shape = FAMILY_SHAPES[family];
@@ -223,10 +229,9 @@ export const DATAPOINT_TABLES_DDL: readonly string[] = [
   TOMBSTONES_DDL,
   DIRTY_DDL,
   STATE_DDL,
-  ...ROLLUP_BACKFILLS.flatMap((state) => [
-    ...FAMILIES.map((family) => FAMILY_SHAPES[family]).filter((shape) => state !== 'cdf_rollups' || shape.cdfRollups).map((shape) => backfillMarksSql(shape, state)),
-    backfillDoneSql(state),
-  ]),
+  CDF_SERIES_DDL,
+  ...FAMILIES.map((family) => minuteBackfillSql(FAMILY_SHAPES[family])),
+  MINUTE_BACKFILL_DONE_SQL,
 ];
 
 export const STATE_READ_SQL = 'SELECT toString(max(value)) AS value FROM datapoint_state WHERE name = {name:String}';
