@@ -40,6 +40,9 @@ UNION ALL
 ${row('2', 'bucket >= {end:Int64}', 'ASC')}`;
 }
 
+/** Whether {series_id} is listed in CDF_SERIES_TABLE. */
+export const CDF_SERIES_LISTED_SQL = `SELECT toString(count()) AS listed FROM ${CDF_SERIES_TABLE} WHERE tenant = {tenant:String} AND series_id = {series_id:UInt64}`;
+
 /** Lists {series_id} in CDF_SERIES_TABLE: the fold keeps its CDF columns from now on. */
 export const LIST_CDF_SERIES_SQL = `INSERT INTO ${CDF_SERIES_TABLE} (tenant, series_id) SELECT {tenant:String}, {series_id:UInt64}`;
 

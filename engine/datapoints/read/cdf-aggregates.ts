@@ -22,7 +22,7 @@ import type { ColumnarStore } from '../../stores/columnar.ts';
 import { aggregateMany, aggregateRange } from './datapoint-aggregate.ts';
 import { bucketEndOf } from './aggregate-grid.ts';
 import { bucketFromPieces, type Piece, type Point } from './cdf-pieces.ts';
-import { hasCdfRollups, listCdfSeries, numberOf, pointPieces, rollupPieces, type PieceRun } from './cdf-piece-source.ts';
+import { hasCdfRollups, listCdfSeries, numberOf, pointPieces, remarkIncomplete, rollupPieces, type PieceRun } from './cdf-piece-source.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import type { AggregateName, SeriesRef } from '../types.ts';
 
@@ -153,9 +153,12 @@ export async function cdfAggregateMany(
       const bounds = page.buckets.map((bucket) => ({ a: bucket.timestampMs, b: bucketEndOf(range.grid, bucket.timestampMs), count: bucket.count }));
       const [from, to] = [(bounds[0] as { a: number }).a, (bounds[bounds.length - 1] as { b: number }).b];
       // Rollup rows hold whole minutes or hours: grids of those (range.base) read them.
-      const run = range.base > 0 && hasCdfRollups(series) ? await rollupPieces(store, tenant, series, range.base, from, to, cache) : undefined;
-      // Rows without the CDF columns: the series is listed for them, and this page read raw.
-      if (run?.complete === false) await listCdfSeries(store, tenant, series, from, to);
+      const rollups = range.base > 0 && hasCdfRollups(series);
+      // The first such read of a series lists it for the CDF columns (cdf-piece-source.ts).
+      if (rollups) await listCdfSeries(store, tenant, series);
+      const run = rollups ? await rollupPieces(store, tenant, series, range.base, from, to, cache) : undefined;
+      // Rows still without them: marked for the fold again, and this page read raw.
+      if (run?.complete === false) await remarkIncomplete(store, tenant, series, from, to);
       const fromRollups = run?.complete ? bucketsOf(run, bounds, options.isStep, interpolating, true) : undefined;
       const computed = fromRollups ?? bucketsOf(await pointPieces(store, tenant, series, from, to, cache), bounds, options.isStep, interpolating, false) ?? [];
       buckets.forEach((bucket, i) => Object.assign(bucket, computed[i]));

@@ -109,7 +109,7 @@ for (const valueType of ['FLOAT', 'BIGINT', 'NUMERIC'] as const) {
     const series: SeriesRef = { seriesId: 7, valueType };
     const all = points().map(([ts, v]): Point => [ts, valueType === 'BIGINT' ? Math.round(v) : v]);
     await write(tenant, series, all);
-    await listCdfSeries(store.columnar, tenant, series, T0, T0 + 2 * HOUR);
+    await listCdfSeries(store.columnar, tenant, series);
     await store.runMaintenance({ includeHot: true });
     const minutes = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
     assertPieces(t, minutes.pieces, runsOf(all, MINUTE), 'minute rows');
@@ -124,7 +124,7 @@ t.test('dirty ranges come as their raw points, clean buckets beside them as rows
   const series: SeriesRef = { seriesId: 8, valueType: 'FLOAT' };
   const all = points();
   await write(tenant, series, all);
-  await listCdfSeries(store.columnar, tenant, series, T0, T0 + 2 * HOUR);
+  await listCdfSeries(store.columnar, tenant, series);
   await store.runMaintenance({ includeHot: true });
   // An overwrite and a late point, not folded: their hour (writes mark whole hours) is dirty.
   const minute = T0 + 30 * MINUTE;
@@ -144,6 +144,18 @@ t.test('dirty ranges come as their raw points, clean buckets beside them as rows
   t.strictSame([inner.before, inner.after], [{ ts: before[0], v: before[1] }, { ts: after[0], v: after[1] }], 'the neighbours just outside the window');
   await store.runMaintenance({ includeHot: true });
   assertPieces(t, (await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR)).pieces, runsOf(live, MINUTE), 'folded: rows again');
+});
+
+t.test('a CDF read before the first fold lists the series: the fold then keeps its columns', async (t) => {
+  const tenant = 'listing-early';
+  const series: SeriesRef = { seriesId: 10, valueType: 'FLOAT' };
+  const all = points();
+  await write(tenant, series, all);
+  await store.cdfAggregate(tenant, series, { start: T0, end: T0 + 2 * HOUR, granularity: '15m', aggregates: ['average'], isStep: false, limit: 100 });
+  await store.runMaintenance({ includeHot: true });
+  const run = await rollupPieces(store.columnar, tenant, series, MINUTE, T0, T0 + 2 * HOUR);
+  t.equal(run.complete, true, 'rows folded after the listing have the columns');
+  assertPieces(t, run.pieces, runsOf(all, MINUTE), 'minute rows');
 });
 
 t.test('a series is listed by its first CDF interpolating read: raw until its rows are refolded with the columns', async (t) => {

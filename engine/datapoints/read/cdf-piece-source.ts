@@ -7,7 +7,7 @@ import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX } from '../../limits.ts';
 import { ColumnarParams } from '../../stores/columnar-params.ts';
 import type { Table } from 'apache-arrow';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { LIST_CDF_SERIES_SQL, cdfBackfillMarksSql, cdfNeighbourRowsSql, cdfPiecesSql } from './cdf-aggregates.sql.ts';
+import { CDF_SERIES_LISTED_SQL, LIST_CDF_SERIES_SQL, cdfBackfillMarksSql, cdfNeighbourRowsSql, cdfPiecesSql } from './cdf-aggregates.sql.ts';
 import { writeDirtyRanges } from '../write/dirty-ranges.ts';
 import { pointPiece, type Piece, type Point } from './cdf-pieces.ts';
 import { contextsOf } from './datapoint-read-context.ts';
@@ -70,33 +70,48 @@ export async function pointPieces(store: ColumnarStore, tenant: string, series: 
   return { pieces: points.map((p) => pointPiece(p.ts, p.v)), ...edges };
 }
 
-/** Series this process listed, by store, with when it last marked an incomplete window of each. */
+/** Per store: the series this process knows to be listed, with when it last marked an incomplete window of each (0: never). */
 const listed = new WeakMap<ColumnarStore, Map<string, number>>();
 /** An incomplete window of a listed series is marked for the fold at most this often. */
 const REMARK_MS = 10_000;
 
+function listedBy(store: ColumnarStore): Map<string, number> {
+  let series = listed.get(store);
+  if (!series) listed.set(store, (series = new Map()));
+  return series;
+}
+
 /**
- * Makes the fold keep the series' CDF columns: lists it (families.ts CDF_SERIES_TABLE) and marks
- * the span of its hour rows dirty, once per process, so its rows are recomputed with them; reads
- * take raw points until then. A window still incomplete after that (rows a fold that had started
- * before the listing wrote without them) is marked again, at most every REMARK_MS.
+ * Makes the fold keep the series' CDF columns from now on (families.ts CDF_SERIES_TABLE). Once
+ * per process and series it asks whether the series is listed; if not, it lists it and marks
+ * the span of its hour rows dirty, so the fold recomputes them with the columns (reads take raw
+ * points meanwhile). A series listed before (by an earlier run) is not marked again.
  */
-export async function listCdfSeries(store: ColumnarStore, tenant: string, series: SeriesRef, from: number, to: number): Promise<void> {
-  let marks = listed.get(store);
-  if (!marks) listed.set(store, (marks = new Map()));
+export async function listCdfSeries(store: ColumnarStore, tenant: string, series: SeriesRef): Promise<void> {
+  const known = listedBy(store);
   const key = `${tenant}\u0000${series.seriesId}`;
-  const marked = marks.get(key);
-  const now = Date.now();
-  if (marked !== undefined && now - marked < REMARK_MS) return;
-  marks.set(key, now);
-  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  if (known.has(key)) return;
   const params = { tenant, series_id: series.seriesId };
-  if (marked === undefined) {
+  const [row] = await store.query<{ listed: string }>(CDF_SERIES_LISTED_SQL, params);
+  if (Number(row?.listed ?? 0) === 0) {
     await store.command(LIST_CDF_SERIES_SQL, params);
-    await store.command(cdfBackfillMarksSql(shape), params);
-  } else {
-    await writeDirtyRanges(store, [{ tenant, seriesId: series.seriesId, family: shape.family, beginMs: floorTo(from, ROLLUP_BUCKET_MS), endMs: ceilTo(to, ROLLUP_BUCKET_MS) }]);
+    await store.command(cdfBackfillMarksSql(FAMILY_SHAPES[familyOf(series.valueType)]), params);
   }
+  known.set(key, 0);
+}
+
+/**
+ * Marks a window of a listed series whose rows still lack the CDF columns (a fold that had
+ * started before the listing wrote them without), at most every REMARK_MS per series.
+ */
+export async function remarkIncomplete(store: ColumnarStore, tenant: string, series: SeriesRef, from: number, to: number): Promise<void> {
+  const known = listedBy(store);
+  const key = `${tenant}\u0000${series.seriesId}`;
+  const now = Date.now();
+  if (now - (known.get(key) ?? 0) < REMARK_MS) return;
+  known.set(key, now);
+  const family = FAMILY_SHAPES[familyOf(series.valueType)].family;
+  await writeDirtyRanges(store, [{ tenant, seriesId: series.seriesId, family, beginMs: floorTo(from, ROLLUP_BUCKET_MS), endMs: ceilTo(to, ROLLUP_BUCKET_MS) }]);
 }
 
 /** Whether the series' family keeps the CDF rollup columns. */
