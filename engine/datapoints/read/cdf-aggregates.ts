@@ -21,15 +21,12 @@ import { BadRequestError } from '../../errors.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import { aggregateMany, aggregateRange } from './datapoint-aggregate.ts';
 import { bucketEndOf } from './aggregate-grid.ts';
-import { bucketFromPieces, type Piece, type Point } from './cdf-pieces.ts';
+import { CDF_AGGREGATES, bucketFromPieces, type CdfAggregateBucket, type CdfAggregateName, type Piece, type Point } from './cdf-pieces.ts';
 import { hasCdfRollups, listCdfSeries, numberOf, pointPieces, remarkIncomplete, rollupPieces, type PieceRun } from './cdf-piece-source.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import type { AggregateName, SeriesRef } from '../types.ts';
 
-export const CDF_AGGREGATES = [
-  'average', 'max', 'min', 'count', 'sum', 'interpolation', 'stepInterpolation', 'totalVariation', 'continuousVariance', 'discreteVariance',
-] as const;
-export type CdfAggregateName = (typeof CDF_AGGREGATES)[number];
+export { CDF_AGGREGATES, type CdfAggregateBucket, type CdfAggregateName } from './cdf-pieces.ts';
 
 export interface CdfAggregateOptions {
   /** Epoch ms, inclusive; rounded down to the granularity's unit (in the zone for hours and longer). */
@@ -46,21 +43,6 @@ export interface CdfAggregateOptions {
   /** Buckets per page, 1 to AGGREGATES_LIMIT_MAX. */
   limit: number;
   cursor?: string;
-}
-
-/** One bucket with CDF's field names; only the requested aggregates, each where defined. */
-export interface CdfAggregateBucket {
-  timestamp: number;
-  average?: number;
-  max?: number;
-  min?: number;
-  count?: number;
-  sum?: number;
-  interpolation?: number;
-  stepInterpolation?: number;
-  totalVariation?: number;
-  continuousVariance?: number;
-  discreteVariance?: number;
 }
 
 export interface CdfAggregateResult {

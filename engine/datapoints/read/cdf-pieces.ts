@@ -9,7 +9,27 @@
 // variance", 1983): each part carries its size, its sum and its squared deviations from its
 // own mean, so no sum of large squares is ever subtracted (a 1000.0 ± 0.01 sensor keeps its
 // variance's digits).
-import type { CdfAggregateBucket, CdfAggregateName } from './cdf-aggregates.ts';
+
+/** CDF's aggregate names (cdf-aggregates.ts serves them). */
+export const CDF_AGGREGATES = [
+  'average', 'max', 'min', 'count', 'sum', 'interpolation', 'stepInterpolation', 'totalVariation', 'continuousVariance', 'discreteVariance',
+] as const;
+export type CdfAggregateName = (typeof CDF_AGGREGATES)[number];
+
+/** One bucket with CDF's field names; only the requested aggregates, each where defined. */
+export interface CdfAggregateBucket {
+  timestamp: number;
+  average?: number;
+  max?: number;
+  min?: number;
+  count?: number;
+  sum?: number;
+  interpolation?: number;
+  stepInterpolation?: number;
+  totalVariation?: number;
+  continuousVariance?: number;
+  discreteVariance?: number;
+}
 
 /** A run of consecutive live points of one series, first to last, as the CDF rollups keep it. */
 export interface Piece {
