@@ -3,7 +3,7 @@
 // neighbours, every column a Float64 (times are exact below 2^53) beside `side` (0 a piece,
 // 1 a row before the window, 2 a row after), with bound conditions leaving out the rows dirty
 // ranges make stale. Names come from families.ts only.
-import { CDF_SERIES_TABLE, type FamilyShape } from '../tables/families.ts';
+import { CDF_SERIES_TABLE, ROLLUP_BUCKET_MS, type FamilyShape } from '../tables/families.ts';
 
 function pieceColumns(shape: FamilyShape, side: string): string {
   return `${side} AS side, toFloat64(bucket) AS bucket, toFloat64(cdf_complete) AS complete, toFloat64(first_ts) AS first_ts, toFloat64(last_ts) AS last_ts, toFloat64(first_value) AS first_v,
@@ -52,7 +52,7 @@ export const LIST_CDF_SERIES_SQL = `INSERT INTO ${CDF_SERIES_TABLE} (tenant, ser
  */
 export function cdfBackfillMarksSql(shape: FamilyShape): string {
   return `INSERT INTO datapoint_dirty (tenant, series_id, family, begin_ms, end_ms)
-SELECT tenant, series_id, '${shape.family}', min(bucket), max(bucket) + 3600000
+SELECT tenant, series_id, '${shape.family}', min(bucket), max(bucket) + ${ROLLUP_BUCKET_MS}
 FROM ${shape.rollupTable}
 WHERE tenant = {tenant:String} AND series_id = {series_id:UInt64} AND point_count > 0
 GROUP BY tenant, series_id`;
