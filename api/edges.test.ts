@@ -194,3 +194,32 @@ t.test('the daily relationships quota; a series that starts a relationship canno
   t.match(refused.body.error.fields[0], { type: 'relationship', timeseriesId: p.s.id });
   t.equal((await call(t, 'POST', '/timeseries/delete', { token: p.admin, body: { items: [{ externalId: 'sa' }] } })).status, 204, 'a series that only ends edges (or none) goes');
 });
+
+t.test('filter: edges out of and into a node, by type, paged by id, readable ends only', async (t) => {
+  const p = await plant(t);
+  await ok(t, 'POST', '/edges/create', p.admin, { items: [edge('a', 'b'), edge('a', 'sa', 'Measured By'), edge('b', 'a')] }, 201);
+  const page = (filter: unknown, token = p.admin, extra: Record<string, unknown> = {}) => ok(t, 'POST', '/edges/filter', token, { filter, ...extra });
+  const out = await page({ startId: p.a.id });
+  t.same(out.items.map((e: Edge) => [e.type, e.end]), [['FEEDS', p.b.id], ['MEASURED BY', p.sa.id]], 'edges out of a, by id; the type upper-cased as /edges/create stores it');
+  t.same(out.nodes.map((n: Node) => n.externalId), ['a', 'b', 'sa'], 'their end nodes once each, by id');
+  t.notOk('nextCursor' in out, 'a short page has no cursor');
+  t.same((await page({ endId: p.a.id })).items.map((e: Edge) => [e.type, e.start]), [['CONTAINS', p.R.id], ['FEEDS', p.b.id]], 'edges into a');
+  t.same((await page({ startId: p.a.id, type: 'measured by' })).items.map((e: Edge) => e.end), [p.sa.id], 'the type compared upper-cased');
+  t.same((await page({ startId: p.a.id, type: 'NO SUCH TYPE' })).items, [], 'an unknown type matches nothing');
+  // Paging: two edges out of R, one per page, then the cursor refused under another filter.
+  const first = await page({ startId: p.R.id }, p.admin, { limit: 1 });
+  t.equal(first.items.length, 1);
+  t.type(first.nextCursor, 'string', 'a full page carries a cursor');
+  const second = await page({ startId: p.R.id }, p.admin, { limit: 1, cursor: first.nextCursor });
+  t.same([...first.items, ...second.items].map((e: Edge) => e.end), [p.a.id, p.b.id], 'the second page continues after the first');
+  const third = await page({ startId: p.R.id }, p.admin, { limit: 1, cursor: second.nextCursor });
+  t.same(third.items, [], 'a full last page is followed by an empty one');
+  assertErrorBody(t, await call(t, 'POST', '/edges/filter', { token: p.admin, body: { filter: { startId: p.a.id }, cursor: first.nextCursor } }), { status: 400, fields: ['cursor'] }, 'a cursor of another filter');
+  assertErrorBody(t, await call(t, 'POST', '/edges/filter', { token: p.admin, body: { limit: 1001 } }), { status: 400, fields: ['limit'] }, 'limit at most 1,000');
+  // Rule 6: an edge is readable when both ends are; the page leaves others out before its limit.
+  const readerA = srv.token({ org: p.org, sub: 'ra', read: [p.A.id] });
+  t.same((await page({ startId: p.a.id }, readerA)).items.map((e: Edge) => e.end), [p.sa.id], 'the edge into b (data set B) is not readable with A only');
+  t.same((await page({ startId: p.R.id }, readerA, { limit: 1 })).items.map((e: Edge) => e.end), [p.a.id], 'a page of readable edges only');
+  const theirs = srv.token({ org: srv.newTenant() });
+  t.same((await page({ startId: p.a.id }, theirs)).items, [], 'another tenant sees none');
+});

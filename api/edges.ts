@@ -1,6 +1,6 @@
 // Edge and relationship type routes (SPEC "Edges", its nine rules).
 import {
-  Edge, EdgeCollection, EdgeCreateRequest, EdgeGraph, EdgeIdsRequest, RelationshipTypeCollection, RelationshipTypeCreateRequest,
+  Edge, EdgeCollection, EdgeCreateRequest, EdgeFilterRequest, EdgeGraph, EdgeIdsRequest, EdgePage, EDGE_FILTER_LIMIT_DEFAULT, RelationshipTypeCollection, RelationshipTypeCreateRequest,
 } from '../schemas/edges.ts';
 import type { EdgeEngine } from '../engine/graph/graph-engine.ts';
 import { idPathParam } from './query-params.ts';
@@ -49,6 +49,14 @@ export function edgeRoutes(edges: EdgeEngine): Route[] {
       body: EdgeIdsRequest,
       responses: { 200: { description: 'the graph', schema: EdgeGraph } },
       handle: async ({ access, body }) => ok(await edges.byIds(access, body.items.map((i) => i.id))),
+    }),
+    jsonRoute({
+      method: 'post', path: '/edges/filter', operationId: 'filterEdges', tag: TAG,
+      summary: 'Edges by an end and a type, paged by id, with their end nodes',
+      description: '`filter.startId` (edges out of a node), `filter.endId` (edges into it) and `filter.type` (the type name, upper-cased as `/edges/create` stores it) are AND-ed; none lists every edge. Edges with an end the caller may not read are left out. `nodes` holds the end nodes of the page\'s edges once each, by id, as `/edges/byids` does. `limit` default 100, at most 1,000; `nextCursor` on a full page, valid only with the same filter (another is a 400).',
+      body: EdgeFilterRequest,
+      responses: { 200: { description: 'a page of edges', schema: EdgePage }, 400: { description: 'a cursor of another filter' } },
+      handle: async ({ access, body }) => ok(await edges.filter(access, { filter: body.filter, limit: body.limit ?? EDGE_FILTER_LIMIT_DEFAULT, cursor: body.cursor })),
     }),
     ...(['post', 'delete'] as const).map((method) => jsonRoute({
       method, path: '/edges/delete', operationId: method === 'post' ? 'deleteEdges' : 'deleteEdgesWithDelete', tag: TAG,

@@ -1,5 +1,5 @@
 // Operational endpoints without token (CONTRACT): /health, /openapi.json, /metrics; the dev
-// identity provider POST /oauth/token; and GET /settings (token required).
+// identity provider POST /oauth/token; and GET /settings and GET /token/inspect (token required).
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { TenantSettings } from '../schemas/config.ts';
@@ -23,8 +23,28 @@ function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** What the operational routes read of the engine: store pings, metrics, tenant settings. */
-export type OperationalEngine = Pick<Engine, 'healthChecks' | 'metrics' | 'settings'>;
+const DataSetRef = Type.Object({ id: Type.Integer(), externalId: Type.String(), name: Type.String() });
+const GrantedDataSets = Type.Union([Type.Literal('all'), Type.Array(DataSetRef)]);
+const TokenInspection = Type.Object({
+  subject: Type.String({ description: 'the token\'s `sub`' }),
+  organization: Type.String({ description: 'the tenant' }),
+  expiresAt: Type.Optional(Type.Integer({ description: 'the token\'s `exp`, epoch ms' })),
+  datasets: Type.Object({ read: GrantedDataSets, write: GrantedDataSets }, { description: '`all`, or the data sets the token may read (write), descendants included' }),
+});
+
+/** The `exp` claim of a token already verified, in epoch ms. */
+function expiryOf(authorization: string): number | undefined {
+  const payload = authorization.replace(/^Bearer\s+/i, '').split('.')[1] ?? '';
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? Math.round(exp * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the operational routes read of the engine: store pings, metrics, tenant settings, the caller's data sets. */
+export type OperationalEngine = Pick<Engine, 'healthChecks' | 'metrics' | 'settings' | 'datasets'>;
 
 export function operationalRoutes(engine: OperationalEngine, config: Readonly<ServiceConfig>, openapi: () => unknown, secret: () => string | undefined): Route[] {
   const checks = engine.healthChecks;
@@ -83,6 +103,15 @@ export function operationalRoutes(engine: OperationalEngine, config: Readonly<Se
       responses: { 200: { description: 'settings', schema: TenantSettings } },
       async handle({ access }) {
         return ok(engine.settings(access.tenant));
+      },
+    },
+    {
+      method: 'get', path: '/token/inspect', operationId: 'inspectToken', tag: 'Tenant settings',
+      summary: 'Who the token speaks for: subject, organization, expiry and the data sets it may read and write',
+      responses: { 200: { description: 'the token', schema: TokenInspection } },
+      async handle({ caller, access, headers }) {
+        const expiresAt = expiryOf(headers.authorization);
+        return ok({ subject: caller.sub, organization: caller.tenant, ...(expiresAt !== undefined ? { expiresAt } : {}), datasets: await engine.datasets.grantsOf(access) });
       },
     },
   ];

@@ -107,3 +107,18 @@ t.test('findings: filters, paging, grants; a long policy externalId cuts the sou
   t.equal((await findings(t, admin, { filter: { dataSetIds: [{ id: A.id }] } })).items.length, 1, 'the data set filter');
   t.same((await findings(t, srv.token({ org: srv.newTenant() }))).items, [], 'another tenant sees none');
 });
+
+t.test('findings of one record: filter.nodeId (a number or its string) picks the findings whose last segment is that node', async (t) => {
+  const org = srv.newTenant();
+  const token = srv.token({ org });
+  await ok(t, 'POST', '/policies/create', token, { items: [{ externalId: 'tags', name: 'tags', target: 'timeseries', field: 'name', pattern: '[A-Z]{2}-\\d{3}' }] }, 201);
+  const created = (await ok(t, 'POST', '/timeseries/create', token, { items: Array.from({ length: 12 }, (_, i) => ({ externalId: `s${i}`, name: `bad ${i}`, valueType: 'FLOAT' })) }, 201)).items as { id: number }[];
+  // Twelve records with a finding each: the filter answers the one named and no other.
+  for (const series of [created[0], created[11]] as { id: number }[]) {
+    const mine = (await findings(t, token, { filter: { nodeId: series.id } })).items;
+    t.same(mine.map((f: { nodeId: string }) => f.nodeId), [String(series.id)], `node ${series.id}: its finding only`);
+    t.same((await findings(t, token, { filter: { nodeId: String(series.id) } })).items, mine, 'the id as a string answers the same');
+  }
+  t.same((await findings(t, token, { filter: { nodeId: 987654321 } })).items, [], 'a node without findings');
+  assertErrorBody(t, await call(t, 'POST', '/policies/findings', { token, body: { filter: { nodeId: 'x1' } } }), { status: 400, fields: ['filter.nodeId'] }, 'a nodeId that is not an id');
+});

@@ -57,6 +57,27 @@ export const EdgeGraph = Type.Object({
   nodes: Type.Array(GraphNode),
 }, { description: 'The edges asked for under `relations` and their end nodes under `nodes` (each once)' });
 
+/** Edges page size without a `limit`, and at most. */
+export const EDGE_FILTER_LIMIT_DEFAULT = 100;
+export const EDGE_FILTER_LIMIT_MAX = 1000;
+
+export const EdgeFilterRequest = Type.Object({
+  filter: Type.Optional(Type.Object({
+    startId: Type.Optional(Id),
+    endId: Type.Optional(Id),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: RELATIONSHIP_TYPE_NAME_CHARS_MAX, description: 'the type name, compared upper-cased as `/edges/create` stores it' })),
+  }, { additionalProperties: false })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EDGE_FILTER_LIMIT_MAX, default: EDGE_FILTER_LIMIT_DEFAULT })),
+  cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+}, { additionalProperties: false });
+export type EdgeFilterRequest = Static<typeof EdgeFilterRequest>;
+
+export const EdgePage = Type.Object({
+  items: Type.Array(Edge),
+  nodes: Type.Array(GraphNode, { description: 'the end nodes of the page\'s edges, each once, by id' }),
+  nextCursor: Type.Optional(Type.String()),
+});
+
 export const RelationshipType = Type.Object({
   id: Id,
   name: Type.String(),

@@ -130,6 +130,7 @@ export const PolicyFindingsRequest = Type.Object({
     policyExternalId: Type.Optional(Type.String({ minLength: 1, maxLength: POLICY_EXTERNAL_ID_CHARS_MAX })),
     state: Type.Optional(FindingState),
     dataSetIds: Type.Optional(Type.Array(Type.Object({ id: Id }, { additionalProperties: false }), { maxItems: 100, description: 'the data sets and their descendants' })),
+    nodeId: Type.Optional(Type.Union([Id, Type.String({ pattern: '^[0-9]{1,19}$' })], { description: 'the record concerned (a number, or a JSON string as findings answer it)' })),
   }, { additionalProperties: false })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, default: 100 })),
   cursor: Type.Optional(Type.String()),

@@ -3,7 +3,7 @@
 // serialised, and a delete that would strand a resource from every root is refused.
 import type { Edge, RelationCreate, RelationshipType, RelationshipTypeCreate } from '../../schemas/edges.ts';
 import type { Access } from '../grants/access.ts';
-import { edgesByIdsJson, getEdge } from './edge-read.ts';
+import { edgesByIdsJson, filterEdgesJson, getEdge, type EdgeFilter } from './edge-read.ts';
 import { insertEdges, removeEdges } from './edge-write.ts';
 import type { GraphGuard } from './graph-guard.ts';
 import { bindRelationshipEngine, type RelationshipEngine } from './relationship-engine.ts';
@@ -19,6 +19,8 @@ export interface EdgeEngine {
   get(access: Access, id: number): Promise<Edge>;
   /** JSON text: the readable edges in request order under `relations`, their end nodes under `nodes`. */
   byIds(access: Access, ids: number[]): Promise<string>;
+  /** JSON text: a page of the readable edges matching the filter, by id, with their end nodes. */
+  filter(access: Access, query: { filter?: EdgeFilter; limit: number; cursor?: string }): Promise<string>;
   /** Idempotent; refused (400) when it would strand a resource. */
   delete(access: Access, ids: number[]): Promise<void>;
   listTypes(access: Access): Promise<RelationshipType[]>;
@@ -51,6 +53,7 @@ export function bindEdgeEngine(deps: EdgeEngineDeps): EdgeEngine {
     },
     get: (access, id) => getEdge(db, access, id),
     byIds: (access, ids) => edgesByIdsJson(db, access, ids),
+    filter: (access, query) => filterEdgesJson(db, access, query.filter ?? {}, query.limit, query.cursor),
     async delete(access, ids) {
       await graph.write(access, async (tx) => {
         const removed = await removeEdges(tx, access, ids);

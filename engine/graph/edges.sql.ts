@@ -109,3 +109,29 @@ ends AS (
 SELECT '{"relations":[' || coalesce((SELECT string_agg(${EDGE_JSON}, ',' ORDER BY k) FROM readable), '')
   || '],"nodes":[' || coalesce((SELECT string_agg(${END_NODE_JSON}, ',' ORDER BY n.id)
     FROM nodes n WHERE n.tenant = $1 AND n.id = ANY((SELECT ids FROM ends)::bigint[])), '') || ']}' AS j`;
+
+/**
+ * A page of the readable edges matching a filter, by id, as JSON text
+ * `{"items":[...],"nodes":[...]` (left open for the cursor), with the page's edge count and
+ * last edge id. $1 tenant, $2 start id, $3 end id, $4 type name (upper-cased), each null for any;
+ * $5 edges after this id; $6 page size; $7 readable data set ids (null: all). Unreadable
+ * edges are left out before the limit, so a page is short only at the end.
+ */
+export const EDGE_FILTER_JSON = `
+WITH page AS (
+  SELECT e.id, e.start_id, e.end_id, e.type_id, e.description, e.metadata, e.created_time, e.last_updated_time,
+         (SELECT rt.name FROM relationship_types rt WHERE rt.tenant = e.tenant AND rt.id = e.type_id) AS type
+    FROM edges e
+   WHERE e.tenant = $1 AND e.id > $5
+     AND ($2::bigint IS NULL OR e.start_id = $2) AND ($3::bigint IS NULL OR e.end_id = $3)
+     AND ($4::text IS NULL OR e.type_id = (SELECT rt.id FROM relationship_types rt WHERE rt.tenant = $1 AND rt.name = $4))
+     AND ($7::bigint[] IS NULL
+          OR ((${governing('start_id')} IS NULL OR ${governing('start_id')} = ANY($7::bigint[]))
+              AND (${governing('end_id')} IS NULL OR ${governing('end_id')} = ANY($7::bigint[]))))
+   ORDER BY e.id LIMIT $6),
+ends AS (
+  SELECT array_agg(DISTINCT id) AS ids FROM (SELECT start_id AS id FROM page UNION ALL SELECT end_id FROM page) AS both_ends)
+SELECT '{"items":[' || coalesce((SELECT string_agg(${EDGE_JSON}, ',' ORDER BY id) FROM page), '')
+  || '],"nodes":[' || coalesce((SELECT string_agg(${END_NODE_JSON}, ',' ORDER BY n.id)
+    FROM nodes n WHERE n.tenant = $1 AND n.id = ANY((SELECT ids FROM ends)::bigint[])), '') || ']' AS j,
+  (SELECT count(*) FROM page)::int AS n, (SELECT max(id) FROM page)::float8 AS last`;

@@ -26,7 +26,14 @@ export interface DataSetEngine {
   /** Misses and unreadable data sets are omitted, or listed in a NotFoundError (`rules.listMissing`). */
   byIds(access: Access, identifiers: Identifier[], rules?: IdentifierRules): Promise<DataSet[]>;
   update(access: Access, items: DataSetUpdateItem[], rules?: IdentifierRules): Promise<DataSet[]>;
+  /** The data sets the caller may read and write: `all`, or each one named (descendants included). */
+  grantsOf(access: Access): Promise<DataSetGrants>;
 }
+
+/** A data set as a grant names it. */
+export interface DataSetRef { id: number; externalId: string; name: string }
+
+export interface DataSetGrants { read: 'all' | DataSetRef[]; write: 'all' | DataSetRef[] }
 
 export interface LabelEngine {
   /** All-or-nothing: DuplicateError lists the taken externalIds (with `rules.refuseRepeats`, repeats are a 422 first). */
@@ -49,6 +56,14 @@ export function bindDataSetEngine(relational: RelationalStore, quotas: Quotas): 
     count: (access, filter) => countDataSets(db, access, filter),
     byIds: (access, identifiers, rules) => dataSetsByIds(db, access, identifiers, rules),
     update: (access, items, rules) => updateDataSets(relational, access, items, rules),
+    async grantsOf(access) {
+      const named = async (ids: ReadonlySet<number> | null): Promise<'all' | DataSetRef[]> => {
+        if (ids === null) return 'all';
+        const sets = await dataSetsByIds(db, access, [...ids].map((id) => ({ id })));
+        return sets.map(({ id, externalId, name }) => ({ id, externalId, name }));
+      };
+      return { read: await named(access.readable), write: await named(access.writable) };
+    },
   };
 }
 

@@ -52,7 +52,7 @@ export async function listFindings(db: Queryable, access: Access, request: Polic
     dataSets = rows.map((r) => r.id);
   }
   const prefix = filter.policyExternalId !== undefined ? findingPrefix(filter.policyExternalId) : null;
-  const { rows } = await db.query<FoldedRow>(FOLDED_FINDINGS, [access.tenant, after, prefix, filter.state ?? null, readableIds(access), dataSets, request.limit + 1]);
+  const { rows } = await db.query<FoldedRow>(FOLDED_FINDINGS, [access.tenant, after, prefix, filter.state ?? null, readableIds(access), dataSets, request.limit + 1, filter.nodeId !== undefined ? String(filter.nodeId) : null]);
   const page = rows.slice(0, request.limit);
   const last = page[page.length - 1];
   return { items: page.map(toFinding), ...(rows.length > request.limit && last ? { nextCursor: cursors.encode(last.external_id) } : {}) };
