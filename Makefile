@@ -17,6 +17,7 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 # "What the start spends its time on"); tests and `npm run serve` keep running the sources.
 BUILD_STAMP := dist/.build-stamp
 BUILD_INPUTS := $(shell find api engine workers schemas -name testing -prune -o \( -type d -o -name '*.ts' ! -name '*.test.ts' -o -name '*.sql' -o -name '*.json' \) -print) \
+	$(shell find console -name '*.test.ts' -prune -o -type f -print) \
 	tsconfig.json tsconfig.build.json engine/install/build-dist.mjs
 
 build: $(BUILD_STAMP)
@@ -35,6 +36,10 @@ typecheck: install
 test: install
 	@# The librdkafka mock broker for the Kafka-path tests (installs librdkafka-dev if missing; DESIGN.md).
 	-bash engine/testing/kafka-mock-build.sh >/dev/null
+	@# The web console's files, served under /console/ by the service the tests start.
+	node console/build.mjs
+	@# Debian's Chromium for the console's browser test (installed if missing; DESIGN.md).
+	-bash engine/testing/chromium-install.sh >/dev/null
 	bash engine/testing/run-tests.sh
 
 bench: install

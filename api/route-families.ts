@@ -13,6 +13,7 @@ import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
 import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
 import { cdfRoutes } from './cdf/cdf-routes.ts';
+import { consoleRoutes } from './console.ts';
 import { dataSetRoutes } from './datasets.ts';
 import { datapointRoutes } from './datapoints.ts';
 import { listenRoutes } from './datapoints-listen.ts';
@@ -56,6 +57,7 @@ export function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret
     routes.push(...subscriptionRoutes(engine.subscriptions));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
     routes.push(...cdfRoutes(engine));
+    routes.push(...consoleRoutes(config));
   }
   return routes;
 }

@@ -2,7 +2,7 @@
 // as a child process, the peers that are installed (nothing is installed from a test), the
 // report written to temp files; every answer must check out. No figure is asserted: timings
 // depend on the machine.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -25,7 +25,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -75,6 +75,13 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     ['latency-p50', true], ['latency-p99', true], ['ingest-ratio', true], ['lost-after-kill', true],
   ], 'subscriptions: every delivered point checked against what was written');
   t.equal(subscriptions?.metrics.find((m) => m.key === 'lost-after-kill')?.figures.plantdata?.value, 0, 'subscriptions: no acknowledged write lost across kill -9');
+
+  const consoleSuite = result.suites[7];
+  if (existsSync('/usr/bin/chromium')) {
+    t.same(consoleSuite?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [['chart-whole-range', true], ['chart-window', true]], 'console: every drawn chart checked');
+  } else {
+    t.match(consoleSuite?.notes.join('\n') ?? '', /not measured: \/usr\/bin\/chromium is missing/, 'console: not measured without chromium, and says why');
+  }
 
   const runFiles = readdirSync(path.join(dir, 'history'));
   t.equal(runFiles.length, 1, 'the run recorded as one file under history/');

@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, records the run as a file under
 // bench/history/, regenerates bench/RESULTS.md from those files and writes bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions,cdf,console] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--history DIR] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -18,6 +18,7 @@ import { runEventsSuite } from './events.ts';
 import { EVENTS_SIZES } from './events-workload.ts';
 import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
 import { CDF_SIZES, runCdfSuite } from './cdf.ts';
+import { CONSOLE_SIZES, runConsoleSuite } from './console.ts';
 import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
@@ -33,7 +34,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console'] as const;
 const SIZES = ['full', 'small', 'tiny'] as const;
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -99,6 +100,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
   if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[opts.size], log: opts.log }));
   if (opts.suites.includes('cdf')) result.suites.push(await benchCdf(opts));
+  if (opts.suites.includes('console')) result.suites.push(await benchConsole(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -178,6 +180,17 @@ async function benchCdf(opts: BenchOptions): Promise<SuiteResult> {
   const tenant = `bench-cdf-${Date.now()}`;
   try {
     return await runCdfSuite({ url: service.url, token: service.token(tenant), tenant, size: CDF_SIZES[opts.size], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The web console's chart in a browser: a service of its own, the bench's raised limits. */
+async function benchConsole(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`console: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  try {
+    return await runConsoleSuite({ url: service.url, token: service.token(`bench-console-${Date.now()}`), size: CONSOLE_SIZES[opts.size], log: opts.log });
   } finally {
     await service.stop();
   }

@@ -3,7 +3,8 @@
 // then the files the code reads by path beside itself at run time are copied next to their
 // modules: PostgreSQL migrations (*.sql) and data (*.json, the unit catalogue). The output
 // folder is emptied first, so a file renamed or deleted in the sources (a migration above
-// all) leaves nothing behind. Usage: node engine/install/build-dist.mjs [outDir] (default dist).
+// all) leaves nothing behind. The web console's build (console/build.mjs) goes to
+// <outDir>/console, where the compiled service serves it from. Usage: node engine/install/build-dist.mjs [outDir] (default dist).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -31,3 +32,5 @@ rmSync(outDir, { recursive: true, force: true });
 const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: ROOT, stdio: 'inherit' });
 for (const dir of SOURCE_DIRS) copyAssets(dir);
+// The console beside the compiled service (api/console.ts consoleBuildDir).
+execFileSync(process.execPath, [path.join(ROOT, 'console', 'build.mjs'), path.join(outDir, 'console')], { cwd: ROOT, stdio: 'inherit' });
