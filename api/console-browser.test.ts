@@ -598,6 +598,12 @@ async function run(t: Test): Promise<void> {
     const rootLink = await page.evaluate((id: number) => Array.from(document.querySelectorAll('main a')).some((a) => a.getAttribute('href') === `#/assets/${id}`), data.root.id);
     t.ok(rootLink, 'the other end is a link to its page');
     await shot(page, 'resource');
+    // Its series' chart marks the resource's own events (four alarms and the maintenance).
+    await page.$eval(`[data-testid="resource-page"] a[href^="#/chart?ids=${data.flow.id}&resources=${data.pump.id}"]`, (a) => (a as HTMLElement).click());
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="event-mark"]').length === 5, { timeout: WAIT_MS }).catch(() => undefined);
+    const marks = await page.$$eval('[data-testid="event-mark"]', (ms) => ms.map((m) => m.getAttribute('aria-label') ?? ''));
+    t.equal(marks.length, 5, 'the chart opened from the resource marks its five events');
+    t.ok(marks.some((label) => label.startsWith('Event maintenance')), 'of every type, the maintenance too');
   });
 
   await t.test('governance: policies and a finding linking to its resource', async (t) => {

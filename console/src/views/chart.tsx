@@ -29,13 +29,16 @@ const GESTURE_PAUSE_MS = 200;
 const LIVE_TICK_MS = 1000;
 const EVENT_MARKS_MAX = 1000;
 const EVENT_TYPE_PAUSE_MS = 400;
+/** Resources whose events are marked at most (one read each: a relatedResources filter ANDs its entries). */
+const MARKED_RESOURCES_MAX = 10;
 
-function parseIds(params: URLSearchParams): number[] {
-  return (params.get('ids') ?? '').split(',').map(Number).filter((id) => Number.isSafeInteger(id) && id > 0);
+function parseIds(params: URLSearchParams, name = 'ids'): number[] {
+  return (params.get(name) ?? '').split(',').map(Number).filter((id) => Number.isSafeInteger(id) && id > 0);
 }
 
 export function ChartView({ params, navigation }: { params: URLSearchParams; navigation: number }) {
   const ids = useMemo(() => parseIds(params), [params.get('ids')]);
+  const resources = useMemo(() => parseIds(params, 'resources'), [params.get('resources')]);
   const meta = useApi((signal) => ids.length === 0
     ? Promise.resolve({ items: [] as TimeSeries[] })
     : apiPost<Page<TimeSeries>>('/timeseries/byids', { items: ids.map((id) => ({ id })) }, signal), [ids.join(',')]);
@@ -51,7 +54,7 @@ export function ChartView({ params, navigation }: { params: URLSearchParams; nav
       {text.length > 0 && <p>Not plotted (TEXT values): {text.map(displayName).join(', ')}.</p>}
       {/* An address navigated to (a link, an edited URL, back and forward) draws its range
           anew; the panel's own zooms rewrite the address with replaceState, which is no navigation. */}
-      {plotted.length > 0 && <ChartPanel key={navigation} series={plotted} initialRange={rangeFromParams(params, Date.now())} />}
+      {plotted.length > 0 && <ChartPanel key={navigation} series={plotted} resources={resources} initialRange={rangeFromParams(params, Date.now())} />}
     </section>
   );
 }
@@ -62,7 +65,21 @@ function cssColor(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
-function ChartPanel({ series, initialRange }: { series: TimeSeries[]; initialRange: TimeRange }) {
+/**
+ * The events marked along the time axis: of a type when one is given, else those related to
+ * the chosen resources (a resource page's chart) or, without any, to the plotted series.
+ */
+async function markedEvents(eventType: string, related: number[], range: TimeRange, signal: AbortSignal): Promise<PlantEvent[]> {
+  const eventTime = { min: range.startMs, max: range.endMs };
+  if (eventType) return (await apiPost<Page<PlantEvent>>('/events/filter', { filter: { type: eventType, eventTime }, limit: EVENT_MARKS_MAX }, signal)).items;
+  const pages = await Promise.all(related.slice(0, MARKED_RESOURCES_MAX).map((id) =>
+    apiPost<Page<PlantEvent>>('/events/filter', { filter: { relatedResources: [{ id }], eventTime }, limit: EVENT_MARKS_MAX }, signal)));
+  const byId = new Map<string, PlantEvent>();
+  for (const page of pages) for (const event of page.items) byId.set(event.id, event);
+  return [...byId.values()].sort((a, b) => a.eventTime - b.eventTime).slice(0, EVENT_MARKS_MAX);
+}
+
+function ChartPanel({ series, resources, initialRange }: { series: TimeSeries[]; resources: number[]; initialRange: TimeRange }) {
   const ids = series.map((one) => one.id);
   const names = series.map(displayName);
   const [range, setRange] = useState(initialRange);
@@ -190,17 +207,16 @@ function ChartPanel({ series, initialRange }: { series: TimeSeries[]; initialRan
     return () => controller.abort();
   }, [loadKey]);
 
-  // Event marks: events of the chosen type over the visible range; no type, no marks.
+  // Event marks over the visible range (markedEvents says which).
+  const related = resources.length > 0 ? resources : ids;
   useEffect(() => {
-    if (!eventType) { eventsRef.current = []; setEvents([]); setPlaced([]); return; }
     const controller = new AbortController();
-    const { startMs, endMs } = rangeRef.current;
-    apiPost<Page<PlantEvent>>('/events/filter', { filter: { type: eventType, eventTime: { min: startMs, max: endMs } }, limit: EVENT_MARKS_MAX }, controller.signal).then(
-      (page) => { eventsRef.current = page.items; setEvents(page.items); placeMarks(); },
+    markedEvents(eventType, related, rangeRef.current, controller.signal).then(
+      (found) => { eventsRef.current = found; setEvents(found); placeMarks(); },
       (failure: unknown) => { if (!controller.signal.aborted) setError(errorMessage(failure)); },
     );
     return () => controller.abort();
-  }, [eventType, loadKey]);
+  }, [eventType, loadKey, related.join(',')]);
 
   useEffect(() => {
     const pause = setTimeout(() => setEventType(eventTypeText.trim()), EVENT_TYPE_PAUSE_MS);
@@ -292,7 +308,7 @@ function ChartPanel({ series, initialRange }: { series: TimeSeries[]; initialRan
       <p class="chart-status" aria-live="polite">
         {loaded ? `${loaded.granularity === 'raw' ? 'Raw points' : `${loaded.granularity} buckets (min–max band, average line)`}` : 'Loading data…'}
         {liveStatus ? ` · ${liveStatus}` : ''}
-        {eventType ? ` · ${events.length} events of type ${eventType}` : ''}
+        {eventType ? ` · ${events.length} events of type ${eventType}` : events.length > 0 ? ` · ${events.length} related events` : ''}
       </p>
       <div class="chart-frame" ref={frame}>
         <div ref={strip} class="event-strip"><EventMarks placed={placed} onOpen={(event, opener) => setOpenEvent({ event, opener })} /></div>

@@ -72,8 +72,8 @@ export function ResourceView({ id: idText }: { id: string }) {
         <ApiErrorAlert message={edgesOut.error} />
         {edgesOut.data && (seriesNodes.length === 0 ? <p>None.</p> : (
           <>
-            <ul>{seriesNodes.map((node) => <li key={node.id}><a href={chartHash([node.id])}>{displayName(node)}</a></li>)}</ul>
-            {seriesNodes.length > 1 && <a href={chartHash(seriesNodes.map((node) => node.id))}>Plot all together</a>}
+            <ul>{seriesNodes.map((node) => <li key={node.id}><a href={chartHash([node.id], [id])}>{displayName(node)}</a></li>)}</ul>
+            {seriesNodes.length > 1 && <a href={chartHash(seriesNodes.map((node) => node.id), [id])}>Plot all together</a>}
           </>
         ))}
       </section>

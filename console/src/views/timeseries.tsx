@@ -23,8 +23,9 @@ function dataSetText(id: number | undefined, dataSets: 'all' | DataSetRef[] | un
   return known ? displayName(known) : String(id);
 }
 
-export function chartHash(ids: number[]): string {
-  return routeHash(['chart'], { ids: ids.join(',') });
+/** The chart of these series; `resources` (a resource page's) mark those resources' events. */
+export function chartHash(ids: number[], resources: number[] = []): string {
+  return routeHash(['chart'], { ids: ids.join(','), ...(resources.length > 0 ? { resources: resources.join(',') } : {}) });
 }
 
 export function TimeSeriesView({ dataSets }: { dataSets: 'all' | DataSetRef[] | undefined }) {
