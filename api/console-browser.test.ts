@@ -100,6 +100,12 @@ const sectionText = (page: Page, heading: string): Promise<string | null> => pag
   return ((h2.closest('section') ?? h2.parentElement)?.textContent ?? '').trim();
 }, heading);
 
+/** Waits until the section under `heading` holds `text` (sections load on their own). */
+const sectionHolds = (page: Page, heading: string, text: string): Promise<unknown> => page.waitForFunction((h: string, x: string) => {
+  const h2 = Array.from(document.querySelectorAll('main h2')).find((e) => (e.textContent ?? '').trim() === h);
+  return ((h2?.closest('section') ?? h2?.parentElement)?.textContent ?? '').includes(x);
+}, { timeout: WAIT_MS, polling: 50 }, heading, text).catch(() => undefined);
+
 /** Clicks the first link or button inside `scope` whose text is exactly `text`. */
 async function clickByText(page: Page, scopeSelector: string, text: string): Promise<void> {
   const found = await page.evaluate((sel: string, txt: string) => {
@@ -138,6 +144,7 @@ async function run(t: Test): Promise<void> {
   const limits = { readsPerMinute: 2, writesPerMinute: 100 };
   const home: ServiceHome = serviceHome('console-browser-', ORG, {
     tenants: { [ORG]: { files: true }, [LIMITED_ORG]: { rateLimits: { organization: limits, user: limits } } },
+    oauthClients: { 'console-dev': { clientSecret: 'console-dev-secret', organization: ORG, sub: 'dev-client' } },
   });
   const secret = home.env['AUTH_JWT_SECRET'] as string;
   const token = (opts: { org?: string; sub?: string; expiresInSeconds?: number } = {}) =>
@@ -251,7 +258,7 @@ async function run(t: Test): Promise<void> {
     }
     const config = await fetch(`${url}/console/config.json`);
     t.equal(config.status, 200, 'config.json needs no token');
-    t.same(await config.json().catch(() => null), { oauth: false }, 'no OAuth clients configured');
+    t.same(await config.json().catch(() => null), { oauth: true }, 'the dev OAuth client is configured');
   });
 
   // -------------------------------------------------------------------------------------------
@@ -317,7 +324,8 @@ async function run(t: Test): Promise<void> {
     await page.waitForSelector(SIGN_IN);
     t.ok(await page.$(aria('Access token')), 'an input labelled "Access token"');
     t.equal(await page.$eval(aria('Access token'), (e) => (e as HTMLInputElement).type), 'password', 'of type password');
-    t.notOk(await page.$(aria('Client ID')), 'no client-credentials fields without OAuth clients');
+    await page.waitForSelector(aria('Client ID'));
+    t.pass('the client-credentials fields, since the dev OAuth client is configured');
     await shot(page, 'sign-in');
     await signInWithField(page, TOKEN);
     const identity = await page.waitForSelector('header [data-testid="identity"]');
@@ -592,6 +600,7 @@ async function run(t: Test): Promise<void> {
     t.match(await sectionText(page, 'Time series'), 'Flow FT-101', 'its time series (the end of its edge)');
     t.match(await sectionText(page, 'Events'), 'alarm', 'its events');
     t.match(await sectionText(page, 'Edges out'), 'HAS_TIMESERIES', 'edges out with their type');
+    await sectionHolds(page, 'Edges in', 'Oslo plant');
     const edgesIn = await sectionText(page, 'Edges in');
     t.match(edgesIn, 'CONTAINS', 'edges in with their type');
     t.match(edgesIn, 'Oslo plant', 'and the other end');
@@ -709,6 +718,28 @@ async function run(t: Test): Promise<void> {
       await p.locator(aria('Sign out', 'button')).click();
       await p.waitForSelector(SIGN_IN);
       t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), null, 'Sign out forgets the token');
+    } finally {
+      await context.close();
+    }
+  });
+
+  await t.test('the dev OAuth client signs in with its client credentials', async (t) => {
+    const context = await browser!.createBrowserContext();
+    try {
+      const p = await newPage(context);
+      await p.goto(`${url}/console/`);
+      await p.waitForSelector(SIGN_IN);
+      await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
+      await (await p.waitForSelector(aria('Client secret')))!.type('wrong');
+      await p.locator(aria('Sign in with client credentials', 'button')).click();
+      t.ok(await signInAlert(p), 'a wrong secret is refused with a reason');
+      await p.reload();
+      await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
+      await (await p.waitForSelector(aria('Client secret')))!.type('console-dev-secret');
+      await p.locator(aria('Sign in with client credentials', 'button')).click();
+      await p.waitForFunction(() => /dev-client/.test(document.querySelector('[data-testid="identity"]')?.textContent ?? ''), { timeout: WAIT_MS });
+      t.pass('signed in as the client\'s subject');
+      t.notMatch(await p.evaluate(() => location.href), /secret/, 'no credential in the address');
     } finally {
       await context.close();
     }
