@@ -301,6 +301,16 @@ async function run(t: Test): Promise<void> {
     page.on('console', (m) => { if (/Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text()); });
     return page;
   }
+
+  /** A page in a fresh browser context (its own session storage), closed after `use`. */
+  async function inFreshContext(use: (page: Page) => Promise<void>): Promise<void> {
+    const context = await browser!.createBrowserContext();
+    try {
+      await use(await newPage(context));
+    } finally {
+      await context.close();
+    }
+  }
   const shot = (page: Page, view: string) => page.screenshot({ path: path.join(screenshotDir, `${view}.png`) as `${string}.png`, fullPage: true });
 
   async function signInWithField(page: Page, tok: string): Promise<void> {
@@ -586,7 +596,12 @@ async function run(t: Test): Promise<void> {
       own.querySelectorAll('[role="group"], [role="treeitem"]').forEach((e) => e.remove());
       return (own.textContent ?? '').trim();
     });
-    for (let i = 0; i < 4 && !(await activeItem()).includes('P-101'); i++) await page.keyboard.press('ArrowDown');
+    // Each press moves focus once the tree has re-rendered: wait for the move before the next.
+    for (let i = 0; i < 4 && !(await activeItem()).includes('P-101'); i++) {
+      const before = await activeItem();
+      await page.keyboard.press('ArrowDown');
+      for (let poll = 0; poll < 100 && (await activeItem()) === before; poll++) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     t.match(await activeItem(), 'P-101', 'ArrowDown reaches the child');
     await page.keyboard.press('Enter');
     await page.waitForFunction((id: number) => location.hash === `#/assets/${id}`, {}, data.pump.id);
@@ -704,93 +719,77 @@ async function run(t: Test): Promise<void> {
   });
 
   await t.test('#token= signs in and leaves the address', async (t) => {
-    const context = await browser!.createBrowserContext();
-    try {
-      const p = await newPage(context);
-      const tok = token({ sub: 'bob' });
-      await p.goto(`${url}/console/#token=${tok}`);
-      await p.waitForFunction(() => /bob/.test(document.querySelector('[data-testid="identity"]')?.textContent ?? ''));
-      t.pass('signed in from the fragment');
-      const href = await p.evaluate(() => location.href);
-      t.notMatch(href, 'token=', `the fragment is removed (${href})`);
-      t.notMatch(href, tok, 'the token is not in the address');
-      t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), tok, 'kept in sessionStorage');
-      await p.locator(aria('Sign out', 'button')).click();
-      await p.waitForSelector(SIGN_IN);
-      t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), null, 'Sign out forgets the token');
-    } finally {
-      await context.close();
-    }
+    await inFreshContext(async (p) => {
+    const tok = token({ sub: 'bob' });
+    await p.goto(`${url}/console/#token=${tok}`);
+    await p.waitForFunction(() => /bob/.test(document.querySelector('[data-testid="identity"]')?.textContent ?? ''));
+    t.pass('signed in from the fragment');
+    const href = await p.evaluate(() => location.href);
+    t.notMatch(href, 'token=', `the fragment is removed (${href})`);
+    t.notMatch(href, tok, 'the token is not in the address');
+    t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), tok, 'kept in sessionStorage');
+    await p.locator(aria('Sign out', 'button')).click();
+    await p.waitForSelector(SIGN_IN);
+    t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), null, 'Sign out forgets the token');
+    });
   });
 
   await t.test('the dev OAuth client signs in with its client credentials', async (t) => {
-    const context = await browser!.createBrowserContext();
-    try {
-      const p = await newPage(context);
-      await p.goto(`${url}/console/`);
-      await p.waitForSelector(SIGN_IN);
-      await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
-      await (await p.waitForSelector(aria('Client secret')))!.type('wrong');
-      await p.locator(aria('Sign in with client credentials', 'button')).click();
-      t.ok(await signInAlert(p), 'a wrong secret is refused with a reason');
-      await p.reload();
-      await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
-      await (await p.waitForSelector(aria('Client secret')))!.type('console-dev-secret');
-      await p.locator(aria('Sign in with client credentials', 'button')).click();
-      await p.waitForFunction(() => /dev-client/.test(document.querySelector('[data-testid="identity"]')?.textContent ?? ''), { timeout: WAIT_MS });
-      t.pass('signed in as the client\'s subject');
-      t.notMatch(await p.evaluate(() => location.href), /secret/, 'no credential in the address');
-    } finally {
-      await context.close();
-    }
+    await inFreshContext(async (p) => {
+    await p.goto(`${url}/console/`);
+    await p.waitForSelector(SIGN_IN);
+    await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
+    await (await p.waitForSelector(aria('Client secret')))!.type('wrong');
+    await p.locator(aria('Sign in with client credentials', 'button')).click();
+    t.ok(await signInAlert(p), 'a wrong secret is refused with a reason');
+    await p.reload();
+    await (await p.waitForSelector(aria('Client ID')))!.type('console-dev');
+    await (await p.waitForSelector(aria('Client secret')))!.type('console-dev-secret');
+    await p.locator(aria('Sign in with client credentials', 'button')).click();
+    await p.waitForFunction(() => /dev-client/.test(document.querySelector('[data-testid="identity"]')?.textContent ?? ''), { timeout: WAIT_MS });
+    t.pass('signed in as the client\'s subject');
+    t.notMatch(await p.evaluate(() => location.href), /secret/, 'no credential in the address');
+    });
   });
 
   await t.test('an expired token brings back the sign-in with the reason', async (t) => {
-    const context = await browser!.createBrowserContext();
-    try {
-      const p = await newPage(context);
-      const sign = createSigner({ key: secret });
-      const stale = sign({ organization: ORG, sub: SUB, exp: Math.floor(Date.now() / 1000) - 60 });
-      await signInWithField(p, stale);
-      const refused = await signInAlert(p);
-      t.ok(refused, `a token already expired is refused at sign-in: "${refused}"`);
-      t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), null, 'and not kept');
+    await inFreshContext(async (p) => {
+    const sign = createSigner({ key: secret });
+    const stale = sign({ organization: ORG, sub: SUB, exp: Math.floor(Date.now() / 1000) - 60 });
+    await signInWithField(p, stale);
+    const refused = await signInAlert(p);
+    t.ok(refused, `a token already expired is refused at sign-in: "${refused}"`);
+    t.equal(await p.evaluate(() => sessionStorage.getItem('plantdata.token')), null, 'and not kept');
 
-      const shortLived = token({ expiresInSeconds: 4 });
-      const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
-      await signInWithField(p, shortLived);
-      await p.waitForSelector('[data-testid="identity"]');
-      t.pass('signed in with a token about to expire');
-      while (Date.now() < expiresAt + 500) await sleep(100);
-      await go(p, '#/assets');
-      await p.waitForSelector(SIGN_IN);
-      const reason = await signInAlert(p);
-      t.ok(reason, `the sign-in is back with a reason: "${reason}"`);
-      t.match(reason, /expire|sign in again|401|refused|invalid/i, 'the reason says the token is no longer valid');
-    } finally {
-      await context.close();
-    }
+    const shortLived = token({ expiresInSeconds: 4 });
+    const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+    await signInWithField(p, shortLived);
+    await p.waitForSelector('[data-testid="identity"]');
+    t.pass('signed in with a token about to expire');
+    while (Date.now() < expiresAt + 500) await sleep(100);
+    await go(p, '#/assets');
+    await p.waitForSelector(SIGN_IN);
+    const reason = await signInAlert(p);
+    t.ok(reason, `the sign-in is back with a reason: "${reason}"`);
+    t.match(reason, /expire|sign in again|401|refused|invalid/i, 'the reason says the token is no longer valid');
+    });
   });
 
   await t.test('a 429 is shown readably', async (t) => {
-    const context = await browser!.createBrowserContext();
-    try {
-      const p = await newPage(context);
-      await signInWithField(p, token({ org: LIMITED_ORG, sub: 'carol' }));
-      const readable = /(too many requests|rate limit)[\s\S]*\d+\s*s/i;
-      let message = '';
-      for (let i = 0; i < 6 && !message; i++) {
-        const hash = ['#/timeseries', '#/assets', '#/governance'][i % 3]!;
-        if (await p.$('[data-testid="identity"]')) await go(p, hash);
-        message = await p.waitForFunction((re: string) => {
-          const rx = new RegExp(re, 'i');
-          return Array.from(document.querySelectorAll('[role="alert"]')).map((a) => (a.textContent ?? '').trim()).find((x) => rx.test(x)) ?? false;
-        }, { timeout: 2000, polling: 50 }, readable.source).then((h) => h.jsonValue() as Promise<string>).catch(() => '');
-      }
-      t.ok(message, `the rate limit shows in role=alert with the retry time: "${message}"`);
-    } finally {
-      await context.close();
+    await inFreshContext(async (p) => {
+    await signInWithField(p, token({ org: LIMITED_ORG, sub: 'carol' }));
+    const readable = /(too many requests|rate limit)[\s\S]*\d+\s*s/i;
+    let message = '';
+    for (let i = 0; i < 6 && !message; i++) {
+      const hash = ['#/timeseries', '#/assets', '#/governance'][i % 3]!;
+      if (await p.$('[data-testid="identity"]')) await go(p, hash);
+      message = await p.waitForFunction((re: string) => {
+        const rx = new RegExp(re, 'i');
+        return Array.from(document.querySelectorAll('[role="alert"]')).map((a) => (a.textContent ?? '').trim()).find((x) => rx.test(x)) ?? false;
+      }, { timeout: 2000, polling: 50 }, readable.source).then((h) => h.jsonValue() as Promise<string>).catch(() => '');
     }
+    t.ok(message, `the rate limit shows in role=alert with the retry time: "${message}"`);
+    });
   });
 
   await t.test('no dialog, no script error, no CSP violation during the run', async (t) => {
