@@ -78,7 +78,9 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
 
   const consoleSuite = result.suites[7];
   if (existsSync('/usr/bin/chromium')) {
-    t.same(consoleSuite?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [['chart-whole-range', true], ['chart-window', true]], 'console: every drawn chart checked');
+    t.same(consoleSuite?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
+      ['chart-whole-range', true], ['chart-window', true], ['live-lag', true], ['live-heap-growth', true],
+    ], 'console: every drawn chart checked, no live point lost');
   } else {
     t.match(consoleSuite?.notes.join('\n') ?? '', /not measured: \/usr\/bin\/chromium is missing/, 'console: not measured without chromium, and says why');
   }

@@ -59,7 +59,7 @@ export function ChartView({ params, navigation }: { params: URLSearchParams; nav
   );
 }
 
-interface DrawnState { range: TimeRange; granularity: Granularity; points: number }
+interface DrawnState { range: TimeRange; granularity: Granularity; points: number; lastMs: number | undefined }
 
 function cssColor(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
@@ -134,6 +134,8 @@ function ChartPanel({ series, resources, initialRange }: { series: TimeSeries[];
     element.setAttribute('data-end', String(state.range.endMs));
     element.setAttribute('data-granularity', state.granularity);
     element.setAttribute('data-points', String(state.points));
+    if (state.lastMs === undefined) element.removeAttribute('data-last-point');
+    else element.setAttribute('data-last-point', String(state.lastMs));
     element.setAttribute('data-drawn', 'true');
     if (u === plot.current) placeMarks();
   };
@@ -152,7 +154,8 @@ function ChartPanel({ series, resources, initialRange }: { series: TimeSeries[];
     const element = container.current;
     if (!data || !element) return;
     const aligned = alignColumns(data.columns);
-    drawn.current = { range: { ...rangeRef.current }, granularity: data.granularity, points: pointCount(data.columns) };
+    const lastTimes = data.columns.flatMap((columns) => columns.timesMs.slice(-1));
+    drawn.current = { range: { ...rangeRef.current }, granularity: data.granularity, points: pointCount(data.columns), lastMs: lastTimes.length > 0 ? Math.max(...lastTimes) : undefined };
     const shape = `${data.granularity === 'raw' ? 'line' : 'band'}:${ids.join(',')}`;
     if (plot.current && plotShape.current === shape) {
       plot.current.setData(aligned.data as uPlot.AlignedData);
