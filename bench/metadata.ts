@@ -22,7 +22,7 @@ export const METADATA_SIZES: Record<'full' | 'small' | 'tiny', MetadataSize> = {
   tiny: { seriesCount: 1_500, createBatchSize: 500, pageSize: 1_000, warmupCount: 1, runCount: 3 },
 };
 
-const SITES = 10;
+export const SITES = 10;
 const UNITS = ['temperature:deg_c', 'pressure:bar', 'power:kilo_w', 'electric_current:a', 'voltage:v', 'frequency:hz', 'dimensionless_ratio:percent'];
 const KINDS = ['TT', 'PT', 'JT', 'IT', 'ET', 'ST', 'LT'];
 
@@ -43,7 +43,7 @@ export function metadataSeries(i: number) {
   };
 }
 
-interface TimeSeriesRecord { id: number; externalId: string; name: string; createdTime: number }
+export interface TimeSeriesRecord { id: number; externalId: string; name: string; createdTime: number }
 
 export async function runMetadataSuite(opts: { url: string; token: string; size: MetadataSize; log: (line: string) => void }): Promise<SuiteResult> {
   const { size, log } = opts;
