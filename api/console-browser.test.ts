@@ -1,7 +1,7 @@
 // Goal: the web console (docs/console.md) works in a real browser against the real service:
 // sign-in (token field, `#token=` fragment, expired token, a refused one), the time series
 // list and search, charts whose drawn range, granularity and values match the API (table view
-// and CSV export included), zoom and pan by button and keyboard, live points over the
+// and CSV export included), zoom and pan by button, keyboard, wheel, drag and touch, live points over the
 // WebSocket, event marks and their details, the asset tree and resource pages, policy
 // findings linking to their resource, file download byte for byte, a hostile series name
 // shown as text, a 429 shown readably, a keyboard-only walk with visible focus, and the
@@ -494,6 +494,47 @@ async function run(t: Test): Promise<void> {
     await page.waitForSelector(DIALOG, { hidden: true });
     t.pass('"Close" closes the dialog');
     t.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName), 'event-mark', 'focus returns to the mark');
+  });
+
+  await t.test('zoom and pan by mouse (wheel, drag) and touch (one finger pans, two pinch)', async (t) => {
+    let s = await openChart(page, chartHash(T_START, T_END), T_START, T_END);
+    const over = await page.$(`${CHART} .u-over`);
+    const box = (await over!.boundingBox())!;
+    const y = box.y + box.height / 2;
+    const span = (c: ChartState) => c.end - c.start;
+    // The wheel zooms around the pointer.
+    let before = s;
+    await page.mouse.move(box.x + box.width / 2, y);
+    await page.mouse.wheel({ deltaY: -200 });
+    s = await waitChart(page, before);
+    t.ok(span(s) < span(before) && s.start > before.start && s.end < before.end, 'the wheel zooms in around the pointer');
+    // A drag across the plot selects the range to zoom to.
+    before = s;
+    await page.mouse.move(box.x + box.width * 0.25, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.5, y, { steps: 5 });
+    await page.mouse.up();
+    s = await waitChart(page, before);
+    t.ok(span(s) < span(before) * 0.4 && s.start > before.start && s.end < before.end, 'a drag zooms to the span selected');
+    // Touch, through the DevTools protocol as a touch screen sends it.
+    const cdp = await page.createCDPSession();
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 2 });
+    const touch = async (type: 'touchStart' | 'touchMove' | 'touchEnd', xs: number[]) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: xs.map((x, id) => ({ x, y, id })) });
+    before = s;
+    await touch('touchStart', [box.x + box.width * 0.6]);
+    for (const f of [0.55, 0.5, 0.45, 0.4]) await touch('touchMove', [box.x + box.width * f]);
+    await touch('touchEnd', []);
+    s = await waitChart(page, before);
+    t.ok(s.start > before.start && Math.abs(span(s) - span(before)) <= 1, 'one finger dragged left pans forward in time, same span');
+    before = s;
+    await touch('touchStart', [box.x + box.width * 0.45, box.x + box.width * 0.55]);
+    for (const f of [0.07, 0.1, 0.15, 0.2]) await touch('touchMove', [box.x + box.width * (0.5 - f), box.x + box.width * (0.5 + f)]);
+    await touch('touchEnd', []);
+    s = await waitChart(page, before);
+    t.ok(span(s) < span(before), 'two fingers spread apart zoom in');
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+    await cdp.detach();
   });
 
   await t.test('zoom and pan by button and keyboard', async (t) => {
