@@ -653,8 +653,11 @@ async function run(t: Test): Promise<void> {
       t.ok(await page.waitForFunction((txt: string) => Array.from(document.querySelectorAll('main h2')).some((e) => (e.textContent ?? '').trim() === txt), {}, h).catch(() => false), `section "${h}"`);
     }
     await page.waitForFunction(() => /Flow FT-101/.test(document.querySelector('[data-testid="resource-page"]')?.textContent ?? '') && /alarm/.test(document.querySelector('[data-testid="resource-page"]')?.textContent ?? '')).catch(() => undefined);
+    await sectionHolds(page, 'Time series', 'Flow FT-101');
     t.match(await sectionText(page, 'Time series'), 'Flow FT-101', 'its time series (the end of its edge)');
+    await sectionHolds(page, 'Events', 'alarm');
     t.match(await sectionText(page, 'Events'), 'alarm', 'its events');
+    await sectionHolds(page, 'Edges out', 'HAS_TIMESERIES');
     t.match(await sectionText(page, 'Edges out'), 'HAS_TIMESERIES', 'edges out with their type');
     await sectionHolds(page, 'Edges in', 'Oslo plant');
     const edgesIn = await sectionText(page, 'Edges in');
@@ -674,6 +677,7 @@ async function run(t: Test): Promise<void> {
   await t.test('governance: policies and a finding linking to its resource', async (t) => {
     await go(page, '#/governance');
     await page.waitForSelector('[data-testid="finding-row"]');
+    await sectionHolds(page, 'Policies', 'resource-names');
     t.match(await sectionText(page, 'Policies'), /resource-names[\s\S]*advisory|advisory[\s\S]*resource-names/, 'the policy with its mode');
     const row = await page.$eval('[data-testid="finding-row"]', (r) => ({ text: r.textContent ?? '', links: Array.from(r.querySelectorAll('a'), (a) => a.getAttribute('href')) }));
     t.match(row.text, 'OPEN', 'the finding is open');
@@ -690,6 +694,7 @@ async function run(t: Test): Promise<void> {
     await page.waitForFunction((id: number) => location.hash === `#/assets/${id}`, {}, data.valve.id);
     await page.waitForFunction(() => (document.querySelector('main h1')?.textContent ?? '').trim() === 'valve 7');
     await page.waitForFunction(() => /OPEN/.test(document.querySelector('[data-testid="resource-page"]')?.textContent ?? '')).catch(() => undefined);
+    await sectionHolds(page, 'Policy findings', 'OPEN');
     const findings = await sectionText(page, 'Policy findings');
     t.match(findings, 'OPEN', 'the resource page lists the finding');
     t.match(findings, 'valve 7', 'with its offending value');
