@@ -374,6 +374,20 @@ async function run(t: Test): Promise<void> {
       return (first?.textContent ?? '').includes('Flow FT-101');
     });
     t.pass('the search ranks "Flow FT-101" first');
+    if (data.flow.unit) {
+      // A term narrows the list by the filter the search applies: here the unit alone.
+      await search!.click({ count: 3 });
+      await search!.type('unit:degC');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => {
+        const rows = Array.from(document.querySelectorAll('[data-testid="series-row"]'), (r) => r.textContent ?? '');
+        return rows.length === 1 && rows[0]!.includes('Temperature TT-102');
+      }, { timeout: WAIT_MS }).then(() => t.pass('unit:degC lists the temperature series only'), (e: Error) => t.fail(`unit:degC: ${e.message}`));
+      await search!.click({ count: 3 });
+      await search!.type('Flow FT');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => (document.querySelector('[data-testid="series-row"]')?.textContent ?? '').includes('Flow FT-101'));
+    }
     await clickByText(page, '[data-testid="series-row"]', 'Flow FT-101');
     await page.waitForFunction((id: number) => location.hash.startsWith(`#/chart?ids=${id}`), {}, data.flow.id);
     const state = await waitChart(page);

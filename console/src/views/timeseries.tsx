@@ -1,9 +1,10 @@
-// Time series: search by text (on Enter and after typing pauses) or page through the whole
-// list, pick series to plot, and open the chart.
+// Time series: search by text and terms (series-query.ts; on Enter and after typing pauses) or
+// page through the whole list, pick series to plot, and open the chart.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiPost, errorMessage } from '../api.ts';
 import { displayName } from '../format.ts';
 import { routeHash } from '../router.ts';
+import { hasFilter, parseSeriesQuery } from '../series-query.ts';
 import type { DataSetRef, Page, TimeSeries } from '../types.ts';
 import { ApiErrorAlert, Loading } from './api-error.tsx';
 
@@ -12,9 +13,12 @@ const SEARCH_PAUSE_MS = 300;
 
 interface Listing { items: TimeSeries[]; nextCursor?: string }
 
+/** Free words go to the ranked search (with the terms as its filter); terms alone page the filter. */
 function fetchSeries(query: string, cursor: string | undefined, signal: AbortSignal): Promise<Listing> {
-  if (query) return apiPost<Page<TimeSeries>>('/timeseries/search', { search: { query }, limit: PAGE_SIZE }, signal);
-  return apiPost<Page<TimeSeries>>('/timeseries/filter', { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, signal);
+  const { text, filter } = parseSeriesQuery(query);
+  const filtered = hasFilter(filter) ? { filter } : {};
+  if (text) return apiPost<Page<TimeSeries>>('/timeseries/search', { search: { query: text }, ...filtered, limit: PAGE_SIZE }, signal);
+  return apiPost<Page<TimeSeries>>('/timeseries/filter', { ...filtered, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, signal);
 }
 
 function dataSetText(id: number | undefined, dataSets: 'all' | DataSetRef[] | undefined): string {
@@ -68,11 +72,12 @@ export function TimeSeriesView({ dataSets }: { dataSets: 'all' | DataSetRef[] | 
       <h1>Time series</h1>
       <div class="toolbar">
         <label for="series-search">Search time series</label>
-        <input id="series-search" type="search" value={typed}
+        <input id="series-search" type="search" value={typed} aria-describedby="series-search-hint"
           onInput={(e) => onInput(e.currentTarget.value)}
           onKeyDown={(e) => { if (e.key === 'Enter') runSearch(e.currentTarget.value); }} />
         <button type="button" disabled={checked.size === 0} onClick={() => { location.hash = chartHash([...checked]); }}>Open chart</button>
       </div>
+      <p id="series-search-hint" class="hint">Words match name, external ID and description; narrow with <code>unit:bar</code>, <code>dataset:plant</code>, <code>label:site-3</code> or <code>meta:key=value</code>; quote values with spaces.</p>
       <ApiErrorAlert message={error} />
       {!listing && !error && <Loading what="time series" />}
       {listing && (
