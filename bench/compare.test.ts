@@ -1,9 +1,10 @@
-// Goal: bench/compare.ts's pure parts hold: rounds alternate which side goes first, warm-ups
+// Goal: bench/compare.ts's pure parts and its interleaving (interleave.ts) hold: rounds alternate which side goes first, warm-ups
 // are not measured, a differing item count reaches the check, the summary is median / p90 /
 // ratio of medians, and a base lockfile is accepted only when this tree pins each of its
 // packages the same. Method: fake sends (no service), small arrays with known figures.
 import t from 'tap';
-import { compareTableRows, interleave, lockfileVerdict, parseCompareOptions, roundOrder, summarizeShape, type SideName } from './compare.ts';
+import { lockfileVerdict, parseCompareOptions } from './compare.ts';
+import { compareTableRows, interleave, roundOrder, summarizeShape, type SideName } from './interleave.ts';
 
 t.test('rounds alternate A, B, B, A, ...', async (t) => {
   t.same([0, 1, 2, 3].flatMap((i) => roundOrder(i)), ['A', 'B', 'B', 'A', 'A', 'B', 'B', 'A']);

@@ -14,37 +14,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { apiLoad, createResources, generateLoad } from './events-load.ts';
-import { EVENTS_SIZES, EventLog, TYPE_WINDOW_EVENTS, TYPES, type EventsSize } from './events-workload.ts';
-import { HttpClient, parseJson, UnexpectedAnswerError } from './http-client.ts';
-import { METADATA_SIZES, SITES, metadataSeries, metadataTenant, type TimeSeriesRecord } from './metadata.ts';
-import { cpuUntilIdle, treeCpuSeconds } from './proc-stats.ts';
-import { mulberry32 } from './prng.ts';
+import { compareEvents, compareMetadata, WARMUP_ROUNDS, type GroupOptions, type GroupResult, type Side } from './compare-groups.ts';
+import { compareTableRows } from './interleave.ts';
 import { formatTextTable } from './results.ts';
-import { startService, type RunningService } from './service.ts';
-import { median, quantile } from './stats.ts';
+import { startService } from './service.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SHAPE_GROUPS = ['metadata', 'events'] as const;
-const WARMUP_ROUNDS = 5;
-/** Bound on the wait for each service to go idle after a load (PostgreSQL's ANALYZE, GIN pending lists). */
-const SETTLE_SECONDS_MAX = 30;
 const CREATE_RATE_NOTE = 'create rates are sequential, not interleaved: A is loaded first, then B, so the first-loaded side is favoured by an idle machine (measured: the second loaded was 10-16% slower either way)';
 
 type ShapeGroup = (typeof SHAPE_GROUPS)[number];
-export type SideName = 'A' | 'B';
-
-export interface CompareOptions {
+export interface CompareOptions extends GroupOptions {
   base: string;
   groups: ShapeGroup[];
-  runCount: number;
-  eventCount: number;
-  seed: number;
   logDir: string;
-  log: (line: string) => void;
 }
 
 export function parseCompareOptions(argv: string[], env: NodeJS.ProcessEnv): CompareOptions {
@@ -76,67 +61,6 @@ export function parseCompareOptions(argv: string[], env: NodeJS.ProcessEnv): Com
   };
 }
 
-/**
- * Round i's order: A then B when i is even, B then A when odd, so neither side always goes
- * first (first after the client's own work between rounds, or right behind the other's answer).
- */
-export function roundOrder(i: number): readonly [SideName, SideName] {
-  return i % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-}
-
-export interface RoundAnswer {
-  elapsedMs: number;
-  /** Items in the answer, compared between the sides. */
-  items: number;
-}
-
-/**
- * warmupCount + runCount rounds; each round prepares one request and sends it to both sides in
- * roundOrder. Returns the measured times per side (warm-up rounds left out); `check` sees every
- * round's item counts, warm-ups included.
- */
-export async function interleave<T>(
-  counts: { warmupCount: number; runCount: number },
-  prepare: (round: number) => T,
-  send: (side: SideName, request: T) => Promise<RoundAnswer>,
-  check: (round: number, request: T, items: Record<SideName, number>) => void,
-): Promise<Record<SideName, number[]>> {
-  const samples: Record<SideName, number[]> = { A: [], B: [] };
-  for (let i = 0; i < counts.warmupCount + counts.runCount; i++) {
-    const request = prepare(i);
-    const items: Record<SideName, number> = { A: Number.NaN, B: Number.NaN };
-    for (const side of roundOrder(i)) {
-      const answer = await send(side, request);
-      items[side] = answer.items;
-      if (i >= counts.warmupCount) samples[side].push(answer.elapsedMs);
-    }
-    check(i, request, items);
-  }
-  return samples;
-}
-
-export interface ShapeSummary {
-  shape: string;
-  runCount: number;
-  a: { medianMs: number; p90Ms: number };
-  b: { medianMs: number; p90Ms: number };
-  /** B's median over A's: below 1, this tree is faster. */
-  ratio: number;
-}
-
-export function summarizeShape(shape: string, samples: Record<SideName, readonly number[]>): ShapeSummary {
-  const a = { medianMs: median(samples.A), p90Ms: quantile(samples.A, 0.9) };
-  const b = { medianMs: median(samples.B), p90Ms: quantile(samples.B, 0.9) };
-  return { shape, runCount: samples.A.length, a, b, ratio: b.medianMs / a.medianMs };
-}
-
-export function compareTableRows(summaries: readonly ShapeSummary[]): string[][] {
-  const ms = (v: number) => `${v.toFixed(1)} ms`;
-  return [
-    ['shape', 'A median', 'A p90', 'B median', 'B p90', 'B/A'],
-    ...summaries.map((s) => [s.shape, ms(s.a.medianMs), ms(s.a.p90Ms), ms(s.b.medianMs), ms(s.b.p90Ms), s.ratio.toFixed(2)]),
-  ];
-}
 
 type Verdict = { ok: true; note?: string } | { ok: false; why: string };
 
@@ -191,20 +115,6 @@ class Cleanup {
     })();
     return this.#running;
   }
-}
-
-interface Side {
-  name: SideName;
-  service: RunningService;
-}
-
-interface Mismatch { shape: string; round: number; items: Record<SideName, number>; expected?: number }
-
-interface GroupResult {
-  summaries: ShapeSummary[];
-  createRates: string;
-  mismatches: Mismatch[];
-  mismatchRounds: number;
 }
 
 /**
@@ -270,221 +180,12 @@ async function runCompare(opts: CompareOptions, cleanup: Cleanup): Promise<{ hea
   cleanup.push('stopping service B', () => b.stop());
   log(`B: service at ${b.url}, DATA_DIR ${b.dataDir}, log ${b.logFile}`);
   const sides: Side[] = [{ name: 'A', service: a }, { name: 'B', service: b }];
+  const defer = (what: string, run: () => Promise<void> | void) => cleanup.push(what, run);
 
   const results: GroupResult[] = [];
-  if (opts.groups.includes('metadata')) results.push(await compareMetadata(opts, sides, cleanup));
-  if (opts.groups.includes('events')) results.push(await compareEvents(opts, sides, cleanup));
+  if (opts.groups.includes('metadata')) results.push(await compareMetadata(opts, sides, defer));
+  if (opts.groups.includes('events')) results.push(await compareEvents(opts, sides, defer));
   return { header, results };
-}
-
-interface Shape<T> {
-  name: string;
-  prepare: (round: number) => T;
-  send: (side: SideName, request: T) => Promise<RoundAnswer>;
-  /** The item count the generator says the answer has, when it knows. */
-  expected?: (request: T) => number;
-}
-
-async function timeShape<T>(opts: CompareOptions, shape: Shape<T>, mismatches: Mismatch[]): Promise<{ summary: ShapeSummary; mismatchRounds: number }> {
-  let mismatchRounds = 0;
-  const samples = await interleave({ warmupCount: WARMUP_ROUNDS, runCount: opts.runCount }, shape.prepare, shape.send, (round, request, items) => {
-    const expected = shape.expected?.(request);
-    if (items.A === items.B && (expected === undefined || items.A === expected)) return;
-    mismatchRounds++;
-    if (mismatches.filter((m) => m.shape === shape.name).length < 3) mismatches.push({ shape: shape.name, round, items: { ...items }, ...(expected === undefined ? {} : { expected }) });
-  });
-  const summary = summarizeShape(shape.name, samples);
-  opts.log(`${shape.name}: A median ${summary.a.medianMs.toFixed(1)} ms, B median ${summary.b.medianMs.toFixed(1)} ms, B/A ${summary.ratio.toFixed(2)}${mismatchRounds ? `, ${mismatchRounds} rounds with differing item counts` : ''}`);
-  return { summary, mismatchRounds };
-}
-
-/** POST a body, 200 or throw; the answer's time and its items. */
-async function postItems(client: HttpClient, route: string, body: Buffer): Promise<RoundAnswer> {
-  const answer = await client.postJson(route, body);
-  return { elapsedMs: answer.elapsedMs, items: parseJson<{ items: unknown[] }>(answer).items.length };
-}
-
-/** Waits until both services' process trees are idle, bounded; says how each ended. */
-async function settle(opts: CompareOptions, sides: Side[], what: string): Promise<void> {
-  const ended = await Promise.all(sides.map(async (side) => {
-    const after = await cpuUntilIdle(side.service.rootPid, treeCpuSeconds(side.service.rootPid), { boundSeconds: SETTLE_SECONDS_MAX });
-    return `${side.name} ${after.idle ? `idle after ${after.busySeconds.toFixed(0)} s` : `still busy after ${SETTLE_SECONDS_MAX} s`}`;
-  }));
-  opts.log(`${what}: settled: ${ended.join(', ')}`);
-}
-
-/** Rate per second from a count and a duration in ms. */
-const perSecond = (count: number, ms: number) => (count * 1000) / ms;
-const rate = (value: number) => Math.round(value).toLocaleString('en-US');
-
-/**
- * The metadata suite's data (100,000 series in 10,000-series creates, into each side in turn)
- * and its three read shapes: the filter pages with metadata.ts's bodies, and byids of 1,000
- * random series, the same series on both sides (their ids differ per side).
- */
-async function compareMetadata(opts: CompareOptions, sides: Side[], cleanup: Cleanup): Promise<GroupResult> {
-  const { log } = opts;
-  const size = METADATA_SIZES.full;
-  const tenant = metadataTenant();
-  const clients = {} as Record<SideName, HttpClient>;
-  for (const side of sides) {
-    const client = new HttpClient(side.service.url, { headers: { authorization: `Bearer ${side.service.token(tenant)}` } });
-    clients[side.name] = client;
-    cleanup.push(`closing the metadata client of ${side.name}`, () => client.close());
-  }
-  // The request bodies made once, before any clock: both sides get the same bytes.
-  const batches: { body: Buffer; externalIds: string[] }[] = [];
-  for (let from = 0; from < size.seriesCount; from += size.createBatchSize) {
-    const items = Array.from({ length: Math.min(size.createBatchSize, size.seriesCount - from) }, (_, k) => metadataSeries(from + k));
-    batches.push({ body: Buffer.from(JSON.stringify({ items })), externalIds: items.map((s) => s.externalId) });
-  }
-  const ids = {} as Record<SideName, number[]>;
-  const rates: string[] = [];
-  for (const side of sides) {
-    const created: number[] = [];
-    const started = performance.now();
-    for (const batch of batches) {
-      const items = parseJson<{ items: TimeSeriesRecord[] }>(await clients[side.name].postJson('/timeseries/create', batch.body, 201)).items;
-      if (items.length !== batch.externalIds.length || items.some((r, k) => r.externalId !== batch.externalIds[k])) throw new Error(`${side.name}: /timeseries/create answered ${items.length} series of ${batch.externalIds.length}, or out of order`);
-      created.push(...items.map((r) => r.id));
-    }
-    const seriesPerSecond = perSecond(created.length, performance.now() - started);
-    ids[side.name] = created;
-    rates.push(`${side.name} ${rate(seriesPerSecond)} series/s`);
-    log(`metadata: ${side.name} created ${created.length} series at ${rate(seriesPerSecond)} series/s`);
-  }
-  await settle(opts, sides, 'metadata');
-
-  const mismatches: Mismatch[] = [];
-  let mismatchRounds = 0;
-  const summaries: ShapeSummary[] = [];
-  const pageOf = (count: number) => Math.min(size.pageSize, count);
-  const fixed = (name: string, body: unknown, expected: number): Shape<Buffer> => {
-    const bytes = Buffer.from(JSON.stringify(body));
-    return { name, prepare: () => bytes, send: (side, b) => postItems(clients[side], '/timeseries/filter', b), expected: () => expected };
-  };
-  // metadata.ts's bodies: the default sort (newest first), and one site's externalId pattern
-  // (site 3, a tenth of the series) sorted by name.
-  const site = 3;
-  const shapes: Shape<unknown>[] = [
-    fixed(`filter ${size.pageSize}, default sort`, { limit: size.pageSize }, pageOf(size.seriesCount)) as Shape<unknown>,
-    fixed(`filter ${size.pageSize}, pattern + sort`, { filter: { externalId: `SITE${String(site).padStart(2, '0')}/*` }, sort: { property: 'name', order: 'asc' }, limit: size.pageSize }, pageOf(Math.ceil((size.seriesCount - site) / SITES))) as Shape<unknown>,
-  ];
-  // A new random set of series each round, drawn once from one seeded stream for both sides.
-  const random = mulberry32(opts.seed);
-  const byids: Shape<number[]> = {
-    name: `byids ${size.pageSize} ids`,
-    prepare: () => {
-      const chosen = new Set<number>();
-      while (chosen.size < pageOf(size.seriesCount)) chosen.add(Math.floor(random() * size.seriesCount));
-      return [...chosen];
-    },
-    send: (side, series) => postItems(clients[side], '/timeseries/byids', Buffer.from(JSON.stringify({ items: series.map((k) => ({ id: ids[side][k] })) }))),
-    expected: (series) => series.length,
-  };
-  shapes.push(byids as Shape<unknown>);
-  for (const shape of shapes) {
-    const timed = await timeShape(opts, shape, mismatches);
-    summaries.push(timed.summary);
-    mismatchRounds += timed.mismatchRounds;
-  }
-  return { summaries, createRates: `metadata (${size.seriesCount.toLocaleString('en-US')} series, ${size.createBatchSize.toLocaleString('en-US')} per request): ${rates.join(', ')}`, mismatches, mismatchRounds };
-}
-
-/**
- * The events suite's data at --events (keys eventCount / 100, the rest as its full size), the
- * same create requests into each side in turn, and three of its read shapes with the bodies
- * events.ts builds, drawn from one seeded stream: each round one request, sent to both.
- */
-async function compareEvents(opts: CompareOptions, sides: Side[], cleanup: Cleanup): Promise<GroupResult> {
-  const { log } = opts;
-  const size: EventsSize = { ...EVENTS_SIZES.full, eventCount: opts.eventCount, keyCount: Math.floor(opts.eventCount / 100) };
-  const tenant = `bench-events-${Date.now()}`;
-  const clients = {} as Record<SideName, HttpClient>;
-  for (const side of sides) {
-    const client = new HttpClient(side.service.url, { headers: { authorization: `Bearer ${side.service.token(tenant)}` }, socketsMax: size.senders });
-    clients[side.name] = client;
-    cleanup.push(`closing the events client of ${side.name}`, () => client.close());
-  }
-  const eventLog = new EventLog(size);
-  const rates: string[] = [];
-  let bodies: Buffer[] | undefined;
-  for (const side of sides) {
-    const resourceIds = await createResources(clients[side.name], eventLog);
-    if (!bodies) {
-      // The create bodies name resources by externalId, so A's set serves both sides; the
-      // COPY files generateLoad writes beside them are not used here.
-      const workDir = mkdtempSync(path.join(tmpdir(), 'plantdata-compare-events-'));
-      try {
-        const generated = performance.now();
-        bodies = generateLoad(eventLog, resourceIds, tenant, workDir).bodies;
-        log(`events: ${size.eventCount} events in ${bodies.length} requests, made in ${((performance.now() - generated) / 1000).toFixed(0)} s`);
-      } finally {
-        rmSync(workDir, { recursive: true, force: true });
-      }
-    }
-    const api = await apiLoad(clients[side.name], side.service.mainPid, bodies, size.senders, (line) => log(`${side.name} ${line}`));
-    api.answers.length = 0;
-    const eventsPerSecond = size.eventCount / api.seconds;
-    rates.push(`${side.name} ${rate(eventsPerSecond)} events/s`);
-    log(`events: ${side.name} created ${size.eventCount} events at ${rate(eventsPerSecond)} events/s`);
-    const answer = await clients[side.name].request('GET', '/events/count');
-    if (answer.status !== 200) throw new UnexpectedAnswerError('GET /events/count', 200, answer);
-    const { count } = parseJson<{ count: number }>(answer);
-    if (count !== size.eventCount) throw new Error(`${side.name}: /events/count is ${count} after creating ${size.eventCount}`);
-  }
-  await settle(opts, sides, 'events');
-
-  const random = mulberry32(opts.seed);
-  const n = size.eventCount;
-  type Request = { body: Buffer; expected: number };
-  const shape = (name: string, route: string, prepare: () => Request): Shape<Request> => ({
-    name, prepare, send: (side, request) => postItems(clients[side], route, request.body), expected: (request) => request.expected,
-  });
-  // As events.ts's filterTypeWindow, advancedFilter and searchRow build them, the random draws in the same order.
-  const shapes = [
-    shape('filter type + eventTime window', '/events/filter', () => {
-      const width = Math.min(n, TYPE_WINDOW_EVENTS);
-      const from = Math.floor(random() * (n - width + 1));
-      const type = TYPES[Math.floor(random() * TYPES.length)] as string;
-      let expected = 0;
-      for (let i = from; i < from + width && expected < size.pageSize; i++) if (eventLog.type(i) === type) expected++;
-      return { body: Buffer.from(JSON.stringify({ filter: { type, eventTime: { min: eventLog.eventTime(from), max: eventLog.eventTime(from + width) } }, limit: size.pageSize })), expected };
-    }),
-    shape('advancedFilter or/in/prefix', '/events/filter', () => {
-      const from = Math.floor(random() * n * 0.9);
-      const a = Math.floor(random() * TYPES.length);
-      const b = (a + 1 + Math.floor(random() * (TYPES.length - 1))) % TYPES.length;
-      const types = [TYPES[a] as string, TYPES[b] as string];
-      const prefix = eventLog.externalIdOfKey(Math.floor(random() * size.keyCount)).slice(0, -1);
-      let expected = 0;
-      for (let i = from; i < n && expected < size.pageSize; i++) if (types.includes(eventLog.type(i)) || eventLog.externalId(i).startsWith(prefix)) expected++;
-      return {
-        body: Buffer.from(JSON.stringify({
-          filter: { eventTime: { min: eventLog.eventTime(from) } },
-          advancedFilter: { or: [{ in: { property: ['type'], values: types } }, { prefix: { property: ['externalId'], value: prefix } }] },
-          limit: size.pageSize,
-        })),
-        expected,
-      };
-    }),
-    shape(`search, ${size.searchLimit} ranked`, '/events/search', () => {
-      const candidates = eventLog.searchRanks.length;
-      const a = Math.floor(random() * candidates);
-      const b = (a + 1 + Math.floor(random() * (candidates - 1))) % candidates;
-      const query = `${eventLog.words[eventLog.searchRanks[a] as number]} ${eventLog.words[eventLog.searchRanks[b] as number]}`;
-      return { body: Buffer.from(JSON.stringify({ search: { query }, limit: size.searchLimit })), expected: Math.min(size.searchLimit, eventLog.searchMatchCount(a, b)) };
-    }),
-  ];
-  const mismatches: Mismatch[] = [];
-  let mismatchRounds = 0;
-  const summaries: ShapeSummary[] = [];
-  for (const s of shapes) {
-    const timed = await timeShape(opts, s, mismatches);
-    summaries.push(timed.summary);
-    mismatchRounds += timed.mismatchRounds;
-  }
-  return { summaries, createRates: `events (${size.eventCount.toLocaleString('en-US')} events, ${size.keyCount.toLocaleString('en-US')} keys, ${size.senders} senders, <= 4 MiB requests): ${rates.join(', ')}`, mismatches, mismatchRounds };
 }
 
 async function main(): Promise<void> {

@@ -226,3 +226,50 @@ export class EventLog {
     return `evres-${String(r).padStart(5, '0')}`;
   }
 }
+
+/** One read request of the suite: its body, and the event indexes it must answer, in order. */
+export interface EventsRead { body: unknown; want: number[]; what: string }
+
+/** A random type in a random window of about TYPE_WINDOW_EVENTS events: the first page, eventTime ascending. */
+export function typeWindowRead(eventLog: EventLog, random: () => number): EventsRead {
+  const n = eventLog.size.eventCount;
+  const width = Math.min(n, TYPE_WINDOW_EVENTS);
+  const from = Math.floor(random() * (n - width + 1));
+  const type = TYPES[Math.floor(random() * TYPES.length)] as string;
+  const want: number[] = [];
+  for (let i = from; i < from + width && want.length < eventLog.size.pageSize; i++) if (eventLog.type(i) === type) want.push(i);
+  return { body: { filter: { type, eventTime: { min: eventLog.eventTime(from), max: eventLog.eventTime(from + width) } }, limit: eventLog.size.pageSize }, want, what: `filter type ${type}` };
+}
+
+/**
+ * From a random eventTime on: events of either of two random types, or under any of ten
+ * correlation keys sharing a prefix (about 1,000 events), the first page by eventTime.
+ */
+export function advancedFilterRead(eventLog: EventLog, random: () => number): EventsRead {
+  const n = eventLog.size.eventCount;
+  const from = Math.floor(random() * n * 0.9);
+  const a = Math.floor(random() * TYPES.length);
+  const b = (a + 1 + Math.floor(random() * (TYPES.length - 1))) % TYPES.length;
+  const types = [TYPES[a] as string, TYPES[b] as string];
+  const prefix = eventLog.externalIdOfKey(Math.floor(random() * eventLog.size.keyCount)).slice(0, -1);
+  const want: number[] = [];
+  for (let i = from; i < n && want.length < eventLog.size.pageSize; i++) if (types.includes(eventLog.type(i)) || eventLog.externalId(i).startsWith(prefix)) want.push(i);
+  return {
+    body: {
+      filter: { eventTime: { min: eventLog.eventTime(from) } },
+      advancedFilter: { or: [{ in: { property: ['type'], values: types } }, { prefix: { property: ['externalId'], value: prefix } }] },
+      limit: eventLog.size.pageSize,
+    },
+    want,
+    what: `advanced filter ${types.join('|')} or ${prefix}*`,
+  };
+}
+
+/** Two random words of the search band: the search body, its candidates and how many events hold either. */
+export function searchRead(eventLog: EventLog, random: () => number): { body: unknown; query: string; a: number; b: number; matches: number } {
+  const candidates = eventLog.searchRanks.length;
+  const a = Math.floor(random() * candidates);
+  const b = (a + 1 + Math.floor(random() * (candidates - 1))) % candidates;
+  const query = `${eventLog.words[eventLog.searchRanks[a] as number]} ${eventLog.words[eventLog.searchRanks[b] as number]}`;
+  return { body: { search: { query }, limit: eventLog.size.searchLimit }, query, a, b, matches: eventLog.searchMatchCount(a, b) };
+}

@@ -24,7 +24,7 @@ import { HttpClient, parseJson, UnexpectedAnswerError, type HttpAnswer } from '.
 import { mulberry32 } from './prng.ts';
 import type { Metric, SuiteResult } from './results.ts';
 import { apiLoad, copyPeer, createResources, eventsCheck, generateLoad } from './events-load.ts';
-import { EventLog, RELATED_PER_EVENT, TYPE_WINDOW_EVENTS, TYPES, VOCABULARY_SIZE, WORDS_MAX, WORDS_MIN, type EventsSize } from './events-workload.ts';
+import { advancedFilterRead, EventLog, RELATED_PER_EVENT, searchRead, typeWindowRead, TYPES, VOCABULARY_SIZE, WORDS_MAX, WORDS_MIN, type EventsSize } from './events-workload.ts';
 import { quantile, summarize } from './stats.ts';
 
 interface StoredEvent {
@@ -175,16 +175,11 @@ function checkPage(eventLog: EventLog, resourceIds: number[], what: string, page
   eventsCheck(full === (typeof page.nextCursor === 'string'), `${what}: nextCursor ${full ? 'missing on a full page' : 'on a short page'}`);
 }
 
-/** A random type in a random window of about TYPE_WINDOW_EVENTS events: the first page, eventTime ascending. */
+/** The type + eventTime window read (typeWindowRead), checked. */
 async function filterTypeWindow(client: HttpClient, eventLog: EventLog, resourceIds: number[], random: () => number) {
-  const n = eventLog.size.eventCount;
-  const width = Math.min(n, TYPE_WINDOW_EVENTS);
-  const from = Math.floor(random() * (n - width + 1));
-  const type = TYPES[Math.floor(random() * TYPES.length)] as string;
-  const want: number[] = [];
-  for (let i = from; i < from + width && want.length < eventLog.size.pageSize; i++) if (eventLog.type(i) === type) want.push(i);
-  const answer = await client.postJson('/events/filter', { filter: { type, eventTime: { min: eventLog.eventTime(from), max: eventLog.eventTime(from + width) } }, limit: eventLog.size.pageSize });
-  checkPage(eventLog, resourceIds, `filter type ${type}`, parseJson(answer), want, want.length === eventLog.size.pageSize);
+  const read = typeWindowRead(eventLog, random);
+  const answer = await client.postJson('/events/filter', read.body);
+  checkPage(eventLog, resourceIds, read.what, parseJson(answer), read.want, read.want.length === eventLog.size.pageSize);
   return { elapsedMs: answer.elapsedMs };
 }
 
@@ -197,36 +192,18 @@ async function correlationStream(client: HttpClient, eventLog: EventLog, resourc
   return { elapsedMs: answer.elapsedMs };
 }
 
-/**
- * From a random eventTime on: events of either of two random types, or under any of ten
- * correlation keys sharing a prefix (about 1,000 events), the first page by eventTime.
- */
+/** The advanced filter read (advancedFilterRead), checked. */
 async function advancedFilter(client: HttpClient, eventLog: EventLog, resourceIds: number[], random: () => number) {
-  const n = eventLog.size.eventCount;
-  const from = Math.floor(random() * n * 0.9);
-  const a = Math.floor(random() * TYPES.length);
-  const b = (a + 1 + Math.floor(random() * (TYPES.length - 1))) % TYPES.length;
-  const types = [TYPES[a] as string, TYPES[b] as string];
-  const prefix = eventLog.externalIdOfKey(Math.floor(random() * eventLog.size.keyCount)).slice(0, -1);
-  const want: number[] = [];
-  for (let i = from; i < n && want.length < eventLog.size.pageSize; i++) if (types.includes(eventLog.type(i)) || eventLog.externalId(i).startsWith(prefix)) want.push(i);
-  const answer = await client.postJson('/events/filter', {
-    filter: { eventTime: { min: eventLog.eventTime(from) } },
-    advancedFilter: { or: [{ in: { property: ['type'], values: types } }, { prefix: { property: ['externalId'], value: prefix } }] },
-    limit: eventLog.size.pageSize,
-  });
-  checkPage(eventLog, resourceIds, `advanced filter ${types.join('|')} or ${prefix}*`, parseJson(answer), want, want.length === eventLog.size.pageSize);
+  const read = advancedFilterRead(eventLog, random);
+  const answer = await client.postJson('/events/filter', read.body);
+  checkPage(eventLog, resourceIds, read.what, parseJson(answer), read.want, read.want.length === eventLog.size.pageSize);
   return { elapsedMs: answer.elapsedMs };
 }
 
-/** Two random words of the search band: searchLimit events (or every match), each holding one of them. */
+/** Two random words of the search band (searchRead): searchLimit events (or every match), each holding one of them. */
 async function searchRow(client: HttpClient, eventLog: EventLog, resourceIds: number[], random: () => number) {
-  const candidates = eventLog.searchRanks.length;
-  const a = Math.floor(random() * candidates);
-  const b = (a + 1 + Math.floor(random() * (candidates - 1))) % candidates;
-  const matches = eventLog.searchMatchCount(a, b);
-  const query = `${eventLog.words[eventLog.searchRanks[a] as number]} ${eventLog.words[eventLog.searchRanks[b] as number]}`;
-  const answer = await client.postJson('/events/search', { search: { query }, limit: eventLog.size.searchLimit });
+  const { body, query, a, b, matches } = searchRead(eventLog, random);
+  const answer = await client.postJson('/events/search', body);
   const items = parseJson<{ items: StoredEvent[] }>(answer).items;
   eventsCheck(items.length === Math.min(eventLog.size.searchLimit, matches), `search "${query}": ${items.length} events, expected ${Math.min(eventLog.size.searchLimit, matches)}`);
   eventsCheck(new Set(items.map((e) => e.id)).size === items.length, `search "${query}": duplicates`);

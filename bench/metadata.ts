@@ -22,7 +22,7 @@ export const METADATA_SIZES: Record<'full' | 'small' | 'tiny', MetadataSize> = {
   tiny: { seriesCount: 1_500, createBatchSize: 500, pageSize: 1_000, warmupCount: 1, runCount: 3 },
 };
 
-export const SITES = 10;
+const SITES = 10;
 const UNITS = ['temperature:deg_c', 'pressure:bar', 'power:kilo_w', 'electric_current:a', 'voltage:v', 'frequency:hz', 'dimensionless_ratio:percent'];
 const KINDS = ['TT', 'PT', 'JT', 'IT', 'ET', 'ST', 'LT'];
 
@@ -115,13 +115,19 @@ async function metadataFilterDefault(client: HttpClient, size: MetadataSize, ids
 }
 
 /** externalId pattern of one site (a tenth of the series), sorted by name ascending. */
-async function metadataFilterPattern(client: HttpClient, size: MetadataSize): Promise<TimingSummary> {
+export function metadataPatternRead(size: MetadataSize): { body: unknown; site: number; want: string[] } {
   const site = 3;
   const expected: string[] = [];
   for (let i = site; i < size.seriesCount; i += SITES) expected.push(metadataSeries(i).name);
   expected.sort(compareText);
-  const want = expected.slice(0, size.pageSize);
-  const body = Buffer.from(JSON.stringify({ filter: { externalId: `SITE${String(site).padStart(2, '0')}/*` }, sort: { property: 'name', order: 'asc' }, limit: size.pageSize }));
+  const body = { filter: { externalId: `SITE${String(site).padStart(2, '0')}/*` }, sort: { property: 'name', order: 'asc' }, limit: size.pageSize };
+  return { body, site, want: expected.slice(0, size.pageSize) };
+}
+
+async function metadataFilterPattern(client: HttpClient, size: MetadataSize): Promise<TimingSummary> {
+  const read = metadataPatternRead(size);
+  const { site, want } = read;
+  const body = Buffer.from(JSON.stringify(read.body));
   return timeRuns(size, async () => {
     const answer = await client.postJson('/timeseries/filter', body);
     const page = parseJson<{ items: TimeSeriesRecord[] }>(answer);
