@@ -125,9 +125,11 @@ WITH page AS (
    WHERE e.tenant = $1 AND e.id > $5
      AND ($2::bigint IS NULL OR e.start_id = $2) AND ($3::bigint IS NULL OR e.end_id = $3)
      AND ($4::text IS NULL OR e.type_id = (SELECT rt.id FROM relationship_types rt WHERE rt.tenant = $1 AND rt.name = $4))
+     -- An end without a data set is readable: its NULL = ANY(...) is NULL, taken as true,
+     -- so each end's data set is probed once.
      AND ($7::bigint[] IS NULL
-          OR ((${governing('start_id')} IS NULL OR ${governing('start_id')} = ANY($7::bigint[]))
-              AND (${governing('end_id')} IS NULL OR ${governing('end_id')} = ANY($7::bigint[]))))
+          OR (coalesce(${governing('start_id')} = ANY($7::bigint[]), true)
+              AND coalesce(${governing('end_id')} = ANY($7::bigint[]), true)))
    ORDER BY e.id LIMIT $6),
 ends AS (
   SELECT array_agg(DISTINCT id) AS ids FROM (SELECT start_id AS id FROM page UNION ALL SELECT end_id FROM page) AS both_ends)
