@@ -7,7 +7,9 @@ import type { DatapointSystem } from './datapoint-system.ts';
 import { checkAnswer, PEER_TOLERANCE, QUERY_LABELS, type QueryName } from './queries.ts';
 import type { Figure, Metric, SuiteResult, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
+import { arrowMetrics, arrowNotes, type ArrowRun, type ArrowSize } from './arrow-rows.ts';
 import { loadMetrics, type LoadPlan, type LoadRun } from './gateway.ts';
+import { oneTenantMetrics, oneTenantNotes, type OneTenantPlan, type OneTenantRun } from './one-tenant.ts';
 import { timeVaried, VARIED_NAMES, variedLabels, VariedPicker, type VariedName, type VariedSize, type VariedSummary } from './varied.ts';
 import type { Workload } from './workload.ts';
 
@@ -165,6 +167,10 @@ export interface VariedAndLoadRows {
   seed: number;
   plan: LoadPlan;
   loadRuns: LoadRun[];
+  /** The one-tenant rows (one-tenant.ts), ours and VictoriaMetrics. */
+  oneTenant?: { plan: OneTenantPlan; runs: OneTenantRun[] };
+  /** The Arrow rows (arrow-rows.ts), ours only; undefined run: they did not run. */
+  arrow?: { size: ArrowSize; run: ArrowRun | undefined };
 }
 
 export function datapointSuiteResult(workload: Workload, runs: SystemRun[], variedAndLoad?: VariedAndLoadRows): SuiteResult {
@@ -193,5 +199,18 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[], vari
       if (t?.problem) notes.push(`${r.system} ${what} answer WRONG: ${t.problem}`);
     }
   }
-  return { suite: 'datapoints', dataset: workload.describe(), metrics: [...datapointMetrics(runs, variedSize), ...loadMetrics(loadRuns, plan)], notes };
+  const metrics = [...datapointMetrics(runs, variedSize), ...loadMetrics(loadRuns, plan)];
+  if (variedAndLoad.oneTenant) {
+    metrics.push(...oneTenantMetrics(variedAndLoad.oneTenant.runs, variedAndLoad.oneTenant.plan));
+    notes.push(...oneTenantNotes(variedAndLoad.oneTenant.runs, variedAndLoad.oneTenant.plan));
+  }
+  if (variedAndLoad.arrow) {
+    const vm = {
+      bulkRate: runs.find((r) => r.system === 'victoria-metrics')?.ingest?.pointsPerSecond,
+      gatewayRate: loadRuns.find((r) => r.system === 'victoria-metrics')?.gateway?.pointsPerSecond,
+    };
+    metrics.push(...arrowMetrics(variedAndLoad.arrow.run, variedAndLoad.arrow.size, vm));
+    notes.push(...arrowNotes(variedAndLoad.arrow.run));
+  }
+  return { suite: 'datapoints', dataset: workload.describe(), metrics, notes };
 }

@@ -4,13 +4,13 @@
 // acknowledgement until idle, then a high-cardinality load with a metadata filter page while
 // it runs and V4 over 1,000 random series after it. Every answer is checked.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { runIngestApart, type IngestFigures } from './load.ts';
+import { runIngest, runIngestApart, type IngestFigures } from './load.ts';
 import { cpuUntilIdle, treeCpuCores, treeCpuSeconds, type CatchUpCpu } from './proc-stats.ts';
-import type { LoadSystem, PreparedWrite, WriteItem } from './datapoint-system.ts';
+import type { LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
-import { timeVaried, variedEvery, VariedPicker, type VariedSize, type VariedSummary } from './varied.ts';
+import { timeVaried, variedEvery, VariedPicker, type SeriesRef, type VariedSize, type VariedSummary } from './varied.ts';
 import { Workload, type DatapointSize } from './workload.ts';
 
 export interface LoadSize {
@@ -23,12 +23,24 @@ export interface LoadSize {
   catchUpSecondsMax: number;
   /** Bound on a system's own wait for its background work after a load (ours: rollups and merges). */
   afterIngestSecondsMax: number;
+  /** The one-tenant rows (one-tenant.ts): the gateway's series in one tenant, paced then flat out. */
+  oneTenant: OneTenantSize;
+}
+
+export interface OneTenantSize {
+  /** The steady sender's rate, and each gateway series' points sent at it. */
+  pacedPointsPerSecond: number;
+  pacedPointsPerSeries: number;
+  /** Each gateway series' points sent flat out after the paced run (later timestamps). */
+  flatOutPointsPerSeries: number;
+  /** Gateway series that also hold a history written before the load, which V1 (b) reads. */
+  writtenSeriesCount: number;
 }
 
 /** Above the tree's idle baseline by less than this many cores: idle. */
 const IDLE_MARGIN_CORES = 0.05;
 
-export const LOAD_SIZES: Record<'full' | 'small' | 'tiny', LoadSize> = {
+export const LOAD_SIZES: Record<'full' | 'small' | 'tiny' | 'large', LoadSize> = {
   full: {
     base: { seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200 },
     gateway: { seriesCount: 1_000, pointsPerSeries: 10_000, itemsPerRequest: 100, pointsPerItem: 10, connectionCount: 16, usersPerTenant: 4 },
@@ -36,6 +48,7 @@ export const LOAD_SIZES: Record<'full' | 'small' | 'tiny', LoadSize> = {
     highCardinality: { seriesCount: 100_000, pointsPerSeries: 100, seriesPerRequest: 1_000, tenantCount: 4, senderCount: 4, v4SeriesCount: 1_000 },
     catchUpSecondsMax: 120,
     afterIngestSecondsMax: 90,
+    oneTenant: { pacedPointsPerSecond: 250_000, pacedPointsPerSeries: 10_000, flatOutPointsPerSeries: 10_000, writtenSeriesCount: 10 },
   },
   small: {
     base: { seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200 },
@@ -44,6 +57,7 @@ export const LOAD_SIZES: Record<'full' | 'small' | 'tiny', LoadSize> = {
     highCardinality: { seriesCount: 20_000, pointsPerSeries: 100, seriesPerRequest: 1_000, tenantCount: 2, senderCount: 4, v4SeriesCount: 1_000 },
     catchUpSecondsMax: 60,
     afterIngestSecondsMax: 60,
+    oneTenant: { pacedPointsPerSecond: 250_000, pacedPointsPerSeries: 2_000, flatOutPointsPerSeries: 2_000, writtenSeriesCount: 10 },
   },
   tiny: {
     base: { seriesCount: 4, pointsPerSeries: 7_200, requestPoints: 7_200 },
@@ -52,11 +66,22 @@ export const LOAD_SIZES: Record<'full' | 'small' | 'tiny', LoadSize> = {
     highCardinality: { seriesCount: 2_000, pointsPerSeries: 100, seriesPerRequest: 500, tenantCount: 2, senderCount: 4, v4SeriesCount: 100 },
     catchUpSecondsMax: 6,
     afterIngestSecondsMax: 3,
+    oneTenant: { pacedPointsPerSecond: 20_000, pacedPointsPerSeries: 100, flatOutPointsPerSeries: 100, writtenSeriesCount: 4 },
+  },
+  /** The full load rows with the large data point set as V1's base (the same data the bulk rows load). */
+  large: {
+    base: { seriesCount: 1_000, pointsPerSeries: 100_000, requestPoints: 100_000 },
+    gateway: { seriesCount: 1_000, pointsPerSeries: 10_000, itemsPerRequest: 100, pointsPerItem: 10, connectionCount: 16, usersPerTenant: 4 },
+    queryEveryMs: 200,
+    highCardinality: { seriesCount: 100_000, pointsPerSeries: 100, seriesPerRequest: 1_000, tenantCount: 4, senderCount: 4, v4SeriesCount: 1_000 },
+    catchUpSecondsMax: 180,
+    afterIngestSecondsMax: 300,
+    oneTenant: { pacedPointsPerSecond: 250_000, pacedPointsPerSeries: 10_000, flatOutPointsPerSeries: 10_000, writtenSeriesCount: 10 },
   },
 };
 
 /** Generator series numbers of the gateway and high-cardinality sets (distinct values from the base's). */
-const GATEWAY_GEN = 100_000;
+export const GATEWAY_GEN = 100_000;
 const HIGH_CARDINALITY_GEN = 1_000_000;
 
 export function gatewayExternalId(g: number): string {
@@ -133,12 +158,16 @@ export class LoadPlan {
   }
 }
 
-/** The phases of the load rows on one system; a failure keeps what was measured before it. */
-export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { log: (line: string) => void }): Promise<LoadRun> {
+/**
+ * The phases of the load rows on one system; a failure keeps what was measured before it.
+ * `more` runs on the same system after them, before it stops (whatever it measures is its own).
+ */
+export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { log: (line: string) => void; more?: (proc: SystemProcess) => Promise<void> }): Promise<LoadRun> {
   const { log } = opts;
   const run: LoadRun = { system: target.system };
+  let proc: SystemProcess | undefined;
   try {
-    const proc = await target.start();
+    proc = await target.start();
     log(`${target.system} load: started at ${proc.url} (pid ${proc.mainPid})`);
     const phase: LoadPhase = {
       target, plan, proc, run, log: (line) => log(`${target.system} load: ${line}`),
@@ -151,6 +180,9 @@ export async function runLoadSystem(target: LoadSystem, plan: LoadPlan, opts: { 
   } catch (error) {
     run.error = (error as Error).message;
     log(`${target.system} load: FAILED: ${run.error}`);
+  }
+  try {
+    if (opts.more && proc) await opts.more(proc).catch((error: unknown) => log(`${target.system}: after the load rows, FAILED: ${(error as Error).message}`));
   } finally {
     await target.stop().catch((error: unknown) => log(`${target.system} load: stop failed: ${(error as Error).message}`));
   }
@@ -171,14 +203,7 @@ interface LoadPhase {
 async function loadBaseAndTimeIdle({ target, plan, proc, run, log, tolerance, afterIngest }: LoadPhase): Promise<VariedPicker> {
   const baseIds = Array.from({ length: plan.base.size.seriesCount }, (_, s) => plan.base.externalId(s));
   await target.createSeries(plan.baseTenant, baseIds);
-  const baseRequests: PreparedWrite[] = [];
-  const b = plan.size.base;
-  for (let s = 0; s < b.seriesCount; s++) {
-    for (let first = 0; first < b.pointsPerSeries; first += b.requestPoints) {
-      baseRequests.push(target.writeRequest(plan.base, plan.baseTenant, 'bench', [{ externalId: baseIds[s] as string, gen: s, first, count: Math.min(b.requestPoints, b.pointsPerSeries - first) }]));
-    }
-  }
-  await ingest(target, proc, baseRequests, 2);
+  await loadInBulk(target, proc, plan.base, plan.baseTenant, baseIds.map((externalId, gen) => ({ externalId, gen })), plan.size.base.requestPoints);
   await target.afterIngest(afterIngest);
   const basePicker = new VariedPicker(plan.base, plan.varied, plan.seed);
   const cpuBefore = treeCpuSeconds(proc.rootPid);
@@ -297,10 +322,39 @@ async function pageEvery(once: () => Promise<{ elapsedMs: number; problem?: stri
   return { samples, ...(problem ? { problem } : {}) };
 }
 
-function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number, started?: () => void): Promise<IngestFigures> {
+/** Points of bodies built and sent at a time by loadInBulk: the large base set (100M points) is ~4.5 GB of JSON whole. */
+const BULK_CHUNK_POINTS_MAX = 5_000_000;
+
+/**
+ * Untimed: every point of `series` (a workload's `pointsPerSeries` each) in one-series requests of
+ * `requestPoints`, 2 senders, built and sent a chunk at a time.
+ */
+export async function loadInBulk(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, workload: Workload, tenant: string, series: readonly SeriesRef[], requestPoints: number): Promise<void> {
+  const pointsPerSeries = workload.size.pointsPerSeries;
+  let chunk: PreparedWrite[] = [];
+  let chunkPoints = 0;
+  const send = async () => {
+    const first = chunk[0];
+    if (first) await runIngest({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests: chunk, senderCount: 2, rootPid: proc.rootPid, mainPid: proc.mainPid });
+    chunk = [];
+    chunkPoints = 0;
+  };
+  for (const ref of series) {
+    for (let first = 0; first < pointsPerSeries; first += requestPoints) {
+      const count = Math.min(requestPoints, pointsPerSeries - first);
+      chunk.push(target.writeRequest(workload, tenant, 'bench', [{ externalId: ref.externalId, gen: ref.gen, first, count }]));
+      chunkPoints += count;
+      if (chunkPoints >= BULK_CHUNK_POINTS_MAX) await send();
+    }
+  }
+  await send();
+}
+
+/** Sends prepared writes from a thread of its own (load.ts); `pace` sends them at that many points/s. */
+export function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number, started?: () => void, pace?: { ratePointsPerSecond: number }): Promise<IngestFigures> {
   const first = requests[0];
   if (!first) throw new Error(`${target.system}: nothing to send`);
-  const figures = runIngestApart({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid }, started);
+  const figures = runIngestApart({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid, ...pace }, started);
   // The worker has its copy: this thread, which times the queries, keeps no large heap.
   requests.length = 0;
   return figures;

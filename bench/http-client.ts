@@ -47,6 +47,8 @@ class FreshSocketAgent extends http.Agent {
 export interface HttpAnswer {
   status: number;
   contentType: string;
+  /** Every answer header (node:http's lower-cased names). */
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
   /** From the request being sent to the whole answer read, in ms. */
   elapsedMs: number;
@@ -80,6 +82,7 @@ export class HttpClient {
         res.on('end', () => resolve({
           status: res.statusCode ?? 0,
           contentType: String(res.headers['content-type'] ?? ''),
+          headers: res.headers,
           body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
           elapsedMs: performance.now() - started,
         }));

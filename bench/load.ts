@@ -29,6 +29,13 @@ export interface IngestFigures {
   bodyBytes: number;
   /** The tree's CPU seconds (as treeCpuSeconds counts them) at the last acknowledgement. */
   treeCpuAtEndSeconds: number;
+  /** Peaks of the tree's summed RssAnon and RssFile (/proc/<pid>/status), polled with the RSS. */
+  treeRssAnonPeakBytes: number;
+  treeRssFilePeakBytes: number;
+  /** Paced runs: the rate asked for, and how late the latest request left against its schedule. */
+  pace?: { pointsPerSecond: number; lateMsMax: number; lateMsP99: number };
+  /** With markPointCount: seconds from the start until that many points were acknowledged. */
+  markSeconds?: number;
 }
 
 export interface IngestOptions {
@@ -40,23 +47,54 @@ export interface IngestOptions {
   senderCount: number;
   rootPid: number;
   mainPid: number;
+  /**
+   * A paced sender instead of a flat-out one: request k leaves no earlier than the points of
+   * the requests before it divided by this rate after the start (senders still at most one
+   * request in flight each; a late request leaves at once, and how late is reported).
+   */
+  ratePointsPerSecond?: number;
+  /** Record when this many points had been acknowledged (the rate of a first stretch of a long load). */
+  markPointCount?: number;
+}
+
+/** Milliseconds after the start at which each request is due at `ratePointsPerSecond`. */
+export function paceSchedule(pointCounts: readonly number[], ratePointsPerSecond: number): Float64Array {
+  const dueMs = new Float64Array(pointCounts.length);
+  let before = 0;
+  for (let k = 0; k < pointCounts.length; k++) {
+    dueMs[k] = (before / ratePointsPerSecond) * 1000;
+    before += pointCounts[k] as number;
+  }
+  return dueMs;
 }
 
 /** `started`: called just before the first request goes out. */
 export async function runIngest(opts: IngestOptions, started?: () => void): Promise<IngestFigures> {
   const client = new HttpClient(opts.url, { headers: opts.headers, socketsMax: opts.senderCount });
   const ackMs: number[] = [];
+  const lateMs: number[] = [];
+  const dueMs = opts.ratePointsPerSecond ? paceSchedule(opts.requests.map((r) => r.pointCount), opts.ratePointsPerSecond) : undefined;
   let next = 0;
+  let ackedPoints = 0;
+  let markSeconds: number | undefined;
   const poller = new MemoryPoller(opts.rootPid, opts.mainPid).start();
   const cpuBefore = treeCpuSeconds(opts.rootPid);
   started?.();
   const startedAt = performance.now();
   const sender = async () => {
     while (next < opts.requests.length) {
-      const request = opts.requests[next++] as IngestRequest;
+      const k = next++;
+      const request = opts.requests[k] as IngestRequest;
+      if (dueMs) {
+        const wait = (dueMs[k] as number) - (performance.now() - startedAt);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        else lateMs.push(-wait);
+      }
       const answer = await client.request('POST', opts.path, request.body, request.headers);
       if (answer.status !== opts.expectStatus) throw new UnexpectedAnswerError(`POST ${opts.path}`, opts.expectStatus, answer);
       ackMs.push(answer.elapsedMs);
+      ackedPoints += request.pointCount;
+      if (opts.markPointCount !== undefined && markSeconds === undefined && ackedPoints >= opts.markPointCount) markSeconds = (performance.now() - startedAt) / 1000;
     }
   };
   try {
@@ -78,8 +116,12 @@ export async function runIngest(opts: IngestOptions, started?: () => void): Prom
     ackP99Ms: quantile(ackMs, 0.99),
     peakRssBytes: memory.mainHwmBytes,
     treeRssPeakBytes: memory.treeRssPeakBytes,
+    treeRssAnonPeakBytes: memory.treeRssAnonPeakBytes,
+    treeRssFilePeakBytes: memory.treeRssFilePeakBytes,
     bodyBytes: opts.requests.reduce((sum, r) => sum + r.body.length, 0),
     treeCpuAtEndSeconds: cpuAtEnd,
+    ...(opts.ratePointsPerSecond ? { pace: { pointsPerSecond: opts.ratePointsPerSecond, lateMsMax: lateMs.length > 0 ? Math.max(...lateMs) : 0, lateMsP99: lateMs.length > 0 ? quantile(lateMs, 0.99) : 0 } } : {}),
+    ...(markSeconds !== undefined ? { markSeconds } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // /data/latest) with JSON bodies, and a small adapter for the answer's field names.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { ARROW_STREAM_TYPE, arrowWriteBody } from './arrow-bodies.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { diskBytes } from './proc-stats.ts';
 import type { DatapointSystem, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
@@ -195,6 +196,21 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
       headers: { authorization: `Bearer ${this.#service.token(tenant, user)}`, 'content-type': 'application/json' },
       body: Buffer.from(`{"items":[${parts.join(',')}]}`),
     };
+  }
+
+  /** writeRequest's points as an Arrow IPC stream (arrow-bodies.ts), for the Arrow rows. */
+  arrowWriteRequest(workload: Workload, tenant: string, user: string, items: WriteItem[]): PreparedWrite {
+    if (!this.#service) throw new Error('PlantdataTarget: start() first');
+    return {
+      path: '/timeseries/data', expectStatus: 204, pointCount: items.reduce((sum, i) => sum + i.count, 0),
+      headers: { authorization: `Bearer ${this.#service.token(tenant, user)}`, 'content-type': ARROW_STREAM_TYPE },
+      body: arrowWriteBody(workload, items),
+    };
+  }
+
+  /** The client of `tenant` (its token), for rows that send requests of their own. */
+  tenantClient(tenant: string): HttpClient {
+    return this.#clientOf(tenant);
   }
 
   async variedQuery(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }> {

@@ -59,14 +59,27 @@ export function treeCpuSeconds(rootPid: number): number {
   return processTree(rootPid).reduce((sum, pid) => sum + (readProcStat(pid)?.cpuSeconds ?? 0), 0);
 }
 
+type StatusKey = 'VmHWM' | 'VmRSS' | 'RssAnon' | 'RssFile' | 'RssShmem';
+
 /** A `VmXxx:` line of /proc/<pid>/status in bytes, or 0 when the process is gone. */
-export function readStatusBytes(pid: number, key: 'VmHWM' | 'VmRSS'): number {
+export function readStatusBytes(pid: number, key: StatusKey): number {
+  return readStatusLines(pid, [key])[key] ?? 0;
+}
+
+/** Several `Key: N kB` lines of /proc/<pid>/status in bytes (0 each when the process is gone). */
+export function readStatusLines<K extends StatusKey>(pid: number, keys: readonly K[]): Record<K, number> {
+  const out = {} as Record<K, number>;
+  let text = '';
   try {
-    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
-    return 0;
+    // gone: zeros
   }
+  for (const key of keys) {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
+    out[key] = match ? Number(match[1]) * 1024 : 0;
+  }
+  return out;
 }
 
 export function readCmdline(pid: number): string {
@@ -84,6 +97,9 @@ export function readCmdline(pid: number): string {
 export class MemoryPoller {
   #timer: NodeJS.Timeout | undefined;
   treeRssPeakBytes = 0;
+  /** Peaks of the tree's summed RssAnon (heaps, anonymous maps) and RssFile (mapped files: code, chdb's library, page-cache-backed maps). */
+  treeRssAnonPeakBytes = 0;
+  treeRssFilePeakBytes = 0;
 
   constructor(readonly rootPid: number, readonly mainPid: number, readonly intervalMs = 200) {}
 
@@ -95,15 +111,25 @@ export class MemoryPoller {
   }
 
   #sample(): void {
-    const total = processTree(this.rootPid).reduce((sum, pid) => sum + readStatusBytes(pid, 'VmRSS'), 0);
+    let total = 0;
+    let anon = 0;
+    let file = 0;
+    for (const pid of processTree(this.rootPid)) {
+      const status = readStatusLines(pid, ['VmRSS', 'RssAnon', 'RssFile'] as const);
+      total += status.VmRSS;
+      anon += status.RssAnon;
+      file += status.RssFile;
+    }
     if (total > this.treeRssPeakBytes) this.treeRssPeakBytes = total;
+    if (anon > this.treeRssAnonPeakBytes) this.treeRssAnonPeakBytes = anon;
+    if (file > this.treeRssFilePeakBytes) this.treeRssFilePeakBytes = file;
   }
 
   /** Stops polling; returns the main process' VmHWM and the tree's polled peak. */
-  stop(): { mainHwmBytes: number; treeRssPeakBytes: number } {
+  stop(): { mainHwmBytes: number; treeRssPeakBytes: number; treeRssAnonPeakBytes: number; treeRssFilePeakBytes: number } {
     if (this.#timer) clearInterval(this.#timer);
     this.#sample();
-    return { mainHwmBytes: readStatusBytes(this.mainPid, 'VmHWM'), treeRssPeakBytes: this.treeRssPeakBytes };
+    return { mainHwmBytes: readStatusBytes(this.mainPid, 'VmHWM'), treeRssPeakBytes: this.treeRssPeakBytes, treeRssAnonPeakBytes: this.treeRssAnonPeakBytes, treeRssFilePeakBytes: this.treeRssFilePeakBytes };
   }
 }
 

@@ -52,6 +52,28 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     const metric = datapoints?.metrics.find((m) => m.key === key);
     if (!endpointsMissing) t.ok(metric?.figures.plantdata, `${key} measured on our service`);
   }
+  // One plant in one tenant: V1 (a) and (b) idle, paced and flat out, answers checked.
+  for (const key of ['one-tenant-v1-idle-base', 'one-tenant-v1-idle-written', 'one-tenant-v1-paced-base', 'one-tenant-v1-paced-written', 'one-tenant-v1-flat-base']) {
+    const figures = datapoints?.metrics.find((m) => m.key === key)?.figures ?? {};
+    for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
+    if (!endpointsMissing) t.ok(figures.plantdata, `${key} measured on our service`);
+  }
+  for (const key of ['one-tenant-paced-rate', 'one-tenant-flat-rate', 'one-tenant-v1-paced-base-ratio', 'one-tenant-v1-paced-written-ratio']) {
+    if (!endpointsMissing) t.ok(datapoints?.metrics.find((m) => m.key === key)?.figures.plantdata, `${key} measured on our service`);
+  }
+  // The Arrow rows: measured, or said to be not supported by this build.
+  const notes = datapoints?.notes.join('\n') ?? '';
+  const arrowIngestUnsupported = /Arrow ingest rows: not supported by this build/.test(notes);
+  for (const key of ['arrow-bulk-rate', 'arrow-chdb-rate', 'arrow-bulk-vs-chdb', 'arrow-gateway-rate']) {
+    const metric = datapoints?.metrics.find((m) => m.key === key);
+    t.ok(metric, `${key} row present`);
+    if (!endpointsMissing && !arrowIngestUnsupported) t.ok(metric?.figures.plantdata, `${key} measured on our service`);
+  }
+  const arrowEgressUnsupported = /Arrow egress row: not supported by this build/.test(notes);
+  for (const key of ['arrow-egress', 'json-egress']) {
+    const figure = datapoints?.metrics.find((m) => m.key === key)?.figures.plantdata;
+    if (!endpointsMissing && !arrowEgressUnsupported) t.equal(figure?.checked, true, `${key}: every point checked`);
+  }
   if (endpointsMissing) t.comment('POST /timeseries/data is not there yet: our data point figures are skipped, peers still ran');
 
   const graph = result.suites[2];

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { datapointSuiteResult, runDatapointSystem, type SystemRun } from './datapoints.ts';
-import type { DatapointSystem } from './datapoint-system.ts';
+import type { DatapointSystem, SystemProcess } from './datapoint-system.ts';
 import { METADATA_SIZES, metadataTenant, runMetadataSuite } from './metadata.ts';
 import { GRAPH_SIZES, runGraphSuite } from './graph.ts';
 import { runEventsSuite } from './events.ts';
@@ -28,7 +28,9 @@ import { describeMachine, writeReport } from './report.ts';
 import { formatTextTable, tableRows, type RunResult, type SuiteResult, type SystemName } from './results.ts';
 import { startService } from './service.ts';
 import { cpuUntilIdle, treeCpuSeconds } from './proc-stats.ts';
+import { ARROW_SIZES, runArrowRows, type ArrowRun } from './arrow-rows.ts';
 import { LOAD_SIZES, LoadPlan, runLoadSystem, type LoadRun } from './gateway.ts';
+import { OneTenantPlan, oneTenantRows, oneTenantServiceConfig, runOneTenantSystem, type OneTenantRun } from './one-tenant.ts';
 import { SPEC_DEFAULT_SERVICE_CONFIG } from './service.ts';
 import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
@@ -225,12 +227,35 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
     }
     runs.push(await runDatapointSystem(target, workload, { settleSecondsMax, log: opts.log, varied, ...(alternateQueries ? { alternateQueries } : {}) }));
   }
-  // The load rows: a fresh system each, ours with SPEC's default rate limits and quotas.
+  // The load rows: a fresh system each, ours with SPEC's default rate limits and quotas. Then
+  // one plant in one tenant with raised limits (one-tenant.ts), and on ours the Arrow rows in
+  // that tenant after its one-tenant rows. At full size and above the one-tenant rows get a
+  // fresh system of their own; at tiny they follow the load rows on theirs (a service's start
+  // and stop cost ~15 s, and `make test` runs this size).
   const plan = new LoadPlan(LOAD_SIZES[opts.size], varied.size, runTag, seed, workload.startMs + 2 * 86_400_000);
-  opts.log(`datapoints load rows: ${plan.describe()}`);
-  const loadRuns: LoadRun[] = [await runLoadSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `${runTag}-base`, serviceConfig: SPEC_DEFAULT_SERVICE_CONFIG }), plan, { log: opts.log })];
-  if (opts.peers.includes('victoria-metrics') && hasCommand('victoria-metrics')) loadRuns.push(await runLoadSystem(new VictoriaMetricsPeer({ logDir: opts.logDir }), plan, { log: opts.log }));
-  const suite = datapointSuiteResult(workload, runs, { variedSize: varied.size, seed, plan, loadRuns });
+  const one = new OneTenantPlan(plan);
+  const arrowSize = ARROW_SIZES[opts.size];
+  const oneTenantApart = opts.size !== 'tiny';
+  opts.log(`datapoints load rows: ${plan.describe()}; then ${one.describe()}${oneTenantApart ? ', a fresh system each' : ', on the load rows\' systems after their rows'}`);
+  const oneTenantRuns: OneTenantRun[] = [];
+  let arrowRun: ArrowRun | undefined;
+  const ours = new PlantdataTarget({ logDir: opts.logDir, tenant: `${runTag}-base`, serviceConfig: oneTenantServiceConfig(one.tenant) });
+  const oursOneTenant = async (target: PlantdataTarget, proc: SystemProcess) => {
+    if (!oneTenantApart) oneTenantRuns.push(await oneTenantRows(target, proc, one, opts.log));
+    arrowRun = await runArrowRows(target, proc, one.tenant, arrowSize, { nowMs: workload.startMs + 2 * 86_400_000, waitMsMax: plan.size.afterIngestSecondsMax * 1000 }, (line) => opts.log(`plantdata arrow: ${line}`));
+  };
+  const withVm = opts.peers.includes('victoria-metrics') && hasCommand('victoria-metrics');
+  const loadRuns: LoadRun[] = [await runLoadSystem(ours, plan, { log: opts.log, ...(oneTenantApart ? {} : { more: (proc) => oursOneTenant(ours, proc) }) })];
+  if (oneTenantApart) {
+    const oursApart = new PlantdataTarget({ logDir: opts.logDir, tenant: one.tenant, serviceConfig: oneTenantServiceConfig(one.tenant) });
+    oneTenantRuns.push(await runOneTenantSystem(oursApart, one, { log: opts.log, more: (proc) => oursOneTenant(oursApart, proc) }));
+  }
+  if (withVm) {
+    const vm = new VictoriaMetricsPeer({ logDir: opts.logDir });
+    loadRuns.push(await runLoadSystem(vm, plan, { log: opts.log, ...(oneTenantApart ? {} : { more: async (proc) => { oneTenantRuns.push(await oneTenantRows(vm, proc, one, opts.log)); } }) }));
+    if (oneTenantApart) oneTenantRuns.push(await runOneTenantSystem(new VictoriaMetricsPeer({ logDir: opts.logDir }), one, { log: opts.log }));
+  }
+  const suite = datapointSuiteResult(workload, runs, { variedSize: varied.size, seed, plan, loadRuns, oneTenant: { plan: one, runs: oneTenantRuns }, arrow: { size: arrowSize, run: arrowRun } });
   suite.notes.push(...skipped);
   return suite;
 }

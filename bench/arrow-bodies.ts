@@ -1,0 +1,58 @@
+// Arrow IPC streams for the data point rows: write bodies for POST /timeseries/data
+// (externalId as dictionary<int32, utf8>, timestamp int64 ms, value float64; one record batch
+// per request, built before any clock starts, as the JSON bodies are) and the reading of an
+// Arrow answer of POST /timeseries/data/list. What the service accepts is its own business
+// (SPEC); here only the bytes the bench sends and the points it checks.
+import { Dictionary, Int32, makeData, makeVector, Table, tableFromIPC, tableToIPC, Utf8, Vector, vectorFromArray } from 'apache-arrow';
+import type { WriteItem } from './datapoint-system.ts';
+import type { Workload } from './workload.ts';
+
+export const ARROW_STREAM_TYPE = 'application/vnd.apache.arrow.stream';
+
+/** One request's points, item after item (series-major), as an Arrow IPC stream. */
+export function arrowWriteBody(workload: Workload, items: readonly WriteItem[]): Buffer {
+  const pointCount = items.reduce((sum, item) => sum + item.count, 0);
+  const keys = new Int32Array(pointCount);
+  const timestamps = new BigInt64Array(pointCount);
+  const values = new Float64Array(pointCount);
+  let at = 0;
+  items.forEach((item, k) => {
+    const generated = workload.values(item.gen);
+    for (let i = item.first; i < item.first + item.count; i++) {
+      keys[at] = k;
+      timestamps[at] = BigInt(workload.timestamp(i));
+      values[at] = generated[i] as number;
+      at++;
+    }
+  });
+  const externalIds = makeData({
+    type: new Dictionary(new Utf8(), new Int32()), length: pointCount, nullCount: 0, data: keys,
+    dictionary: vectorFromArray(items.map((item) => item.externalId), new Utf8()),
+  });
+  const table = new Table({ externalId: new Vector([externalIds]), timestamp: makeVector(timestamps), value: makeVector(values) });
+  const bytes = tableToIPC(table, 'stream');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The raw points of an Arrow answer (timestamp as int64 or timestamp[ms], value as float64), and the schema's metadata. */
+export function readArrowPoints(bytes: Uint8Array): { timestamps: Float64Array; values: Float64Array; metadata: Map<string, string> } {
+  const table = tableFromIPC(bytes);
+  const timestamp = table.getChild('timestamp');
+  const value = table.getChild('value');
+  if (!timestamp || !value) throw new Error(`Arrow answer: columns ${table.schema.fields.map((f) => f.name).join(', ')}; expected timestamp and value`);
+  const timestamps = new Float64Array(table.numRows);
+  const values = new Float64Array(table.numRows);
+  let at = 0;
+  for (const batchTimestamps of timestamp.data) {
+    const column = new Vector([batchTimestamps]);
+    for (let i = 0; i < column.length; i++) timestamps[at + i] = Number(column.get(i));
+    at += column.length;
+  }
+  at = 0;
+  for (const batchValues of value.data) {
+    const column = new Vector([batchValues]);
+    for (let i = 0; i < column.length; i++) values[at + i] = Number(column.get(i));
+    at += column.length;
+  }
+  return { timestamps, values, metadata: table.schema.metadata };
+}
