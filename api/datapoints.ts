@@ -8,8 +8,11 @@ import {
 import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
 import { DATAPOINT_BODY_BYTES_MAX } from '../engine/limits.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
+import { prefersOverJson } from './accept.ts';
 
 const TAG = 'Data points';
+/** The list's second answer form, an Arrow IPC stream (docs/api.md "Arrow answers"). */
+const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
 export function datapointRoutes(datapoints: DatapointEngine): Route[] {
   return [
@@ -32,10 +35,16 @@ export function datapointRoutes(datapoints: DatapointEngine): Route[] {
     jsonRoute({
       method: 'post', path: '/timeseries/data/list', operationId: 'listDatapoints', tag: TAG,
       summary: 'Raw or aggregated data points per series, with cursor paging',
-      description: 'Raw: `start` inclusive, `end` exclusive; without `start` the most recent `limit` points (ascending). `limit` default 100, max 100 000 (raw) or 10 000 (aggregates). Aggregates AVG, MIN, MAX, COUNT, SUM over buckets of any CDF granularity (`30s`, `15m`, `2h`, `1d`, `1w`, `1mo`, `1q`, `1y`, ...) aligned to its unit in `timeZone` (IANA name or fixed offset, default UTC; days and months follow daylight saving); overwritten and deleted points never count. TEXT series support COUNT only; MIXED aggregates the numeric points. 400 for granularity without aggregates (or aggregates without granularity) and start after end. Unknown series are a 404 unless `ignoreUnknownIds`.',
+      description: 'Raw: `start` inclusive, `end` exclusive; without `start` the most recent `limit` points (ascending). `limit` default 100, max 100 000 (raw) or 10 000 (aggregates). Aggregates AVG, MIN, MAX, COUNT, SUM over buckets of any CDF granularity (`30s`, `15m`, `2h`, `1d`, `1w`, `1mo`, `1q`, `1y`, ...) aligned to its unit in `timeZone` (IANA name or fixed offset, default UTC; days and months follow daylight saving); overwritten and deleted points never count. TEXT series support COUNT only; MIXED aggregates the numeric points. 400 for granularity without aggregates (or aggregates without granularity) and start after end. Unknown series are a 404 unless `ignoreUnknownIds`. With `Accept: application/vnd.apache.arrow.stream` the 200 is an Arrow IPC stream instead (errors stay JSON): one schema, one record batch per item in request order (series ignored by `ignoreUnknownIds` have none), columns `id` int64, `externalId` utf8 dictionary (null when the series has none), `timestamp` timestamp[ms, UTC], then `value` for raw items (float64 for FLOAT, FLOAT32, NUMERIC, DECIMAL32 (the double nearest the decimal) and MIXED; int64 for BIGINT, exact; utf8 for TEXT) and `text` (utf8) when a raw item reads a MIXED series (a MIXED point is in `value` or in `text`, the other null), and for aggregate items `average`, `min`, `max`, `sum` (float64) and `count` (int64), those some item asked for; a column an item does not fill is null. The custom metadata of each batch holds `id`, `externalId`, `valueType` and `nextCursor` (the cursor of the JSON answer; absent on the last page), and the schema metadata `items`, the same as a JSON list. 400 when raw items read series whose values need different Arrow types (float64, int64, utf8): ask for them in separate requests.',
       body: DatapointListRequest,
-      responses: { 200: { description: 'per-series points', schema: DatapointListResponse }, 400: { description: 'invalid query' }, 404: { description: 'unknown series' } },
-      handle: async ({ access, body }) => ok(await datapoints.list(access, body)),
+      responses: {
+        200: { description: 'per-series points (JSON); with Accept application/vnd.apache.arrow.stream, an Arrow IPC stream (docs/api.md "Arrow answers")', schema: DatapointListResponse },
+        400: { description: 'invalid query; Arrow: raw items whose values need different Arrow types' }, 404: { description: 'unknown series' },
+      },
+      requestHeaders: ['accept'],
+      handle: async ({ access, body, headers }) => (prefersOverJson(headers['accept'], ARROW_STREAM)
+        ? { status: 200, body: await datapoints.listArrow(access, body), contentType: ARROW_STREAM }
+        : ok(await datapoints.list(access, body))),
     }),
     ...(['post', 'delete'] as const).map((method) => jsonRoute({
       method, path: '/timeseries/data/delete', operationId: method === 'post' ? 'deleteDatapoints' : 'deleteDatapointsWithDelete', tag: TAG,

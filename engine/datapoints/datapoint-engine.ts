@@ -24,6 +24,7 @@ import { SlabPool } from '../memory/slab-pool.ts';
 import type { Metrics } from '../metrics.ts';
 import { latestDatapoints, type LatestDatapointsOptions, type LatestDatapointsRequest } from './read/latest-datapoints.ts';
 import { listDatapoints, type ListDatapointsOptions, type ListDatapointsRequest } from './read/list-datapoints.ts';
+import { listDatapointsArrow } from './read/list-datapoints-arrow.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import type { RelationalStore } from '../stores/relational.ts';
@@ -58,6 +59,11 @@ export interface DatapointEngine {
   insert(access: Access, rawBody: Uint8Array, options?: InsertDatapointsOptions): Promise<void>;
   /** The JSON answer of POST /timeseries/data/list, as chunks sent without joining them (SPEC's form unless options say CDF's). */
   list(access: Access, request: ListDatapointsRequest, options?: ListDatapointsOptions): Promise<Uint8Array[]>;
+  /**
+   * The Arrow IPC stream answer of POST /timeseries/data/list (SPEC's rules, as list's): one
+   * record batch per series page, cursors in the metadata (read/datapoint-arrow-answer.ts).
+   */
+  listArrow(access: Access, request: ListDatapointsRequest): Promise<Uint8Array[]>;
   /** The JSON answer of POST /timeseries/data/latest, as chunks. */
   latest(access: Access, request: LatestDatapointsRequest, options?: LatestDatapointsOptions): Promise<Uint8Array[]>;
   delete(access: Access, request: Static<typeof DatapointDeleteRequest>, options?: DeleteDatapointsOptions): Promise<void>;
@@ -168,6 +174,7 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
   return {
     insert: (access, rawBody, options) => insertDatapoints(access, rawBody, insertDeps, options),
     list: (access, request, options) => listDatapoints(access, request, readDeps, options),
+    listArrow: (access, request) => listDatapointsArrow(access, request, readDeps),
     latest: (access, request, options) => latestDatapoints(access, request, readDeps, options),
     delete: (access, request, options) => deleteDatapoints(access, request, { series, store }, options),
     store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,

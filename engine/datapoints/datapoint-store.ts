@@ -11,6 +11,7 @@ import { aggregate, aggregateMany, type AggregateRequest } from './read/datapoin
 import { latest } from './read/datapoint-latest.ts';
 import { cdfAggregate, cdfAggregateMany, type CdfAggregateOptions, type CdfAggregateRequest, type CdfAggregateResult } from './read/cdf-aggregates.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './read/datapoint-read.ts';
+import { readRawArrow, type RawArrowPage } from './read/datapoint-arrow.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './tables/datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './tables/float-coding-migration.ts';
 import { insertTurns, packedChecked, pointCountOf, writeBatches } from './write/datapoint-write.ts';
@@ -242,6 +243,11 @@ export class DatapointStore {
   /** readRaw as JSON text written by the engine (the API's answer), for large pages. */
   readRawJson(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawJsonResult> {
     return readRawJson(this.columnar, tenant, series, options, this.contexts);
+  }
+
+  /** readRaw as Arrow columns written by the engine (the API's Arrow answer), same pages and cursors as readRawJson. */
+  readRawArrow(tenant: string, series: SeriesRef, options: RawReadOptions): Promise<RawArrowPage> {
+    return readRawArrow(this.columnar, tenant, series, options, this.contexts);
   }
 
   aggregate(tenant: string, series: SeriesRef, options: AggregateOptions): Promise<AggregateResult> {

@@ -1,6 +1,8 @@
 // The list use case (POST /timeseries/data/list): raw or aggregated points per named series with
 // cursor paging, answered as JSON chunks the store wrote (datapoint-json.ts): a 100 000-point page
-// goes out as it came from the store, never copied into one more buffer (bench Q3).
+// goes out as it came from the store, never copied into one more buffer (bench Q3). Its checks,
+// series and read barrier (planListDatapoints) are shared with the Arrow answer
+// (list-datapoints-arrow.ts).
 import type { DatapointListRequest } from '../../../schemas/datapoints.ts';
 import { BadRequestError } from '../../errors.ts';
 import type { Access } from '../../grants/access.ts';
@@ -9,7 +11,7 @@ import type { DatapointStore } from '../datapoint-store.ts';
 import { parseInstant } from '../../records/instant.ts';
 import { unknownSeriesError } from '../unknown-series.ts';
 import { identifierOf } from '../../records/identifiers.ts';
-import type { AggregateName, DatapointForm, Granularity } from '../types.ts';
+import type { AggregateName, AggregateResult, DatapointForm, Granularity } from '../types.ts';
 import type { SeriesDirectory } from '../../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
 import { timed, type Metrics } from '../../metrics.ts';
@@ -42,7 +44,8 @@ export interface ListDatapointsOptions {
   rawPointsPerRequestMax?: number;
 }
 
-interface ListQuery {
+/** An item's query after the request's defaults, clamps and checks. */
+export interface ListQuery {
   start?: number;
   end?: number;
   aggregates?: AggregateName[];
@@ -54,12 +57,22 @@ interface ListQuery {
   includeOutsidePoints: boolean;
 }
 
+/** A list request checked and resolved: what each item asks and the series it names. */
+export interface ListPlan {
+  queries: readonly ListQuery[];
+  /** Per item in request order; null where an unknown series is ignored (`ignoreUnknownIds`). */
+  targets: readonly (SeriesTarget | null)[];
+  /** Items that ask for aggregates, ascending. */
+  aggregateIndexes: readonly number[];
+}
+
 /**
- * `{"items":[...]}` as the chunks of one answer, one item per named series in request order.
- * Throws BadRequestError for an invalid item query (SPEC's 400s), NotFoundError for unknown
- * series unless `ignoreUnknownIds`.
+ * The rules every answer of a list request shares, whatever its form (JSON here, Arrow in
+ * list-datapoints-arrow.ts): each item's query (SPEC's 400s), the series resolved in read mode
+ * (grants: an unreadable series is unknown), unknown series a 404 unless `ignoreUnknownIds`,
+ * and the read barrier on the series read.
  */
-export async function listDatapoints(access: Access, request: ListDatapointsRequest, deps: ListDatapointsDeps, options: ListDatapointsOptions = {}): Promise<Uint8Array[]> {
+export async function planListDatapoints(access: Access, request: ListDatapointsRequest, deps: ListDatapointsDeps, options: ListDatapointsOptions = {}): Promise<ListPlan> {
   const form = options.form ?? 'spec';
   const queries = request.items.map((item, index) => listQuery(item, request, index));
   if (options.rawPointsPerRequestMax !== undefined) assertRawPointsPerRequest(queries, options.rawPointsPerRequestMax);
@@ -78,9 +91,21 @@ export async function listDatapoints(access: Access, request: ListDatapointsRequ
     }
     aggregateIndexes.push(i);
   });
+  return { queries, targets, aggregateIndexes };
+}
+
+/**
+ * `{"items":[...]}` as the chunks of one answer, one item per named series in request order.
+ * Throws BadRequestError for an invalid item query (SPEC's 400s), NotFoundError for unknown
+ * series unless `ignoreUnknownIds`.
+ */
+export async function listDatapoints(access: Access, request: ListDatapointsRequest, deps: ListDatapointsDeps, options: ListDatapointsOptions = {}): Promise<Uint8Array[]> {
+  const form = options.form ?? 'spec';
+  const plan = await planListDatapoints(access, request, deps, options);
+  const { targets, queries, aggregateIndexes } = plan;
   const aggregateJson = aggregateIndexes.length === 0 ? new Map<number, string>() : form === 'cdf'
     ? await cdfAggregateItems(access, targets, queries, aggregateIndexes, deps)
-    : await specAggregateItems(access, targets, queries, aggregateIndexes, deps);
+    : specAggregateItems(plan, await specAggregateResults(access, plan, deps));
   const parts = await Promise.all(targets.map(async (target, i) => {
     if (!target) return undefined;
     const q = queries[i] as ListQuery;
@@ -101,8 +126,10 @@ const EMPTY = new Uint8Array(0);
 
 type Targets = readonly (SeriesTarget | null)[];
 
-/** SPEC's aggregate items, all in one store statement (Q2: 100 series in one round trip), as item JSON by index. */
-async function specAggregateItems(access: Access, targets: Targets, queries: readonly ListQuery[], indexes: readonly number[], deps: ListDatapointsDeps): Promise<Map<number, string>> {
+/** SPEC's aggregates of a plan's aggregate items, all in one store statement (Q2: 100 series in one round trip), by item index. */
+export async function specAggregateResults(access: Access, plan: ListPlan, deps: ListDatapointsDeps): Promise<Map<number, AggregateResult>> {
+  const { targets, queries, aggregateIndexes: indexes } = plan;
+  if (indexes.length === 0) return new Map();
   const results = await timed(deps.metrics, 'clickhouse', 'aggregate', () => deps.store.aggregateMany(access.tenant, indexes.map((i) => {
     const q = queries[i] as ListQuery;
     return {
@@ -110,10 +137,12 @@ async function specAggregateItems(access: Access, targets: Targets, queries: rea
       options: { start: q.start ?? TIMESTAMP_MS_MIN, end: q.end ?? TIMESTAMP_MS_MAX + 1, granularity: q.granularity as Granularity, timeZone: q.timeZone, aggregates: q.aggregates as AggregateName[], limit: q.limit, cursor: q.cursor },
     };
   })));
-  return new Map(indexes.map((i, k) => {
-    const result = results[k] as (typeof results)[number];
-    return [i, aggregateItemJson(targets[i] as SeriesTarget, result.buckets, (queries[i] as ListQuery).aggregates as AggregateName[], result.nextCursor)];
-  }));
+  return new Map(indexes.map((i, k) => [i, results[k] as AggregateResult]));
+}
+
+/** SPEC's aggregate items as item JSON by index. */
+function specAggregateItems(plan: ListPlan, results: ReadonlyMap<number, AggregateResult>): Map<number, string> {
+  return new Map([...results].map(([i, result]) => [i, aggregateItemJson(plan.targets[i] as SeriesTarget, result.buckets, (plan.queries[i] as ListQuery).aggregates as AggregateName[], result.nextCursor)]));
 }
 
 /** CDF's aggregate items (CDF's names and meanings, the series' isStep), as item JSON by index. */

@@ -1,0 +1,154 @@
+// Raw data point pages as Arrow columns (the Arrow answer of POST /timeseries/data/list,
+// datapoint-arrow-answer.ts): the engine writes the columns (datapoint-arrow.sql.ts) and they
+// are handed on as the buffers it wrote, one chunk per column, never as one object or string
+// per point. Window, order, cursors and liveness are those of the JSON page (datapoint-read.ts
+// readRawJson): a page's nextCursor is the same string.
+import { Float64, Int64, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
+import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../../limits.ts';
+import type { ColumnarStore } from '../../stores/columnar.ts';
+import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
+import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-context.ts';
+import { rawArrowSql } from './datapoint-arrow.sql.ts';
+import { FAMILY_SHAPES, familyOf } from '../tables/families.ts';
+import type { ReadContextCache } from './read-context-cache.ts';
+import type { RawReadOptions, SeriesRef } from '../types.ts';
+
+const END_MAX = TIMESTAMP_MS_MAX + 1;
+
+/** One raw page of one series as Arrow columns, ascending by timestamp. */
+export interface RawArrowPage {
+  /** Points in the page. */
+  length: number;
+  /** Epoch ms, `length` rows. */
+  timestamps: Data<Int64>;
+  /** The values: float64 (FLOAT, FLOAT32, NUMERIC, DECIMAL32; MIXED, null at a text point), int64 (BIGINT) or utf8 (TEXT). */
+  values: Data<Float64 | Int64 | Utf8>;
+  /** MIXED only: the text points, null at a numeric point. */
+  texts?: Data<Utf8>;
+  nextCursor?: string;
+}
+
+/**
+ * A raw page as Arrow columns: `limit` points from the cursor's position, and the nextCursor
+ * the JSON page gives (ascending: the first point past the page; descending: one past the
+ * newest point before it).
+ */
+export async function readRawArrow(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawArrowPage> {
+  assertLimit(options.limit, DATAPOINTS_LIMIT_MAX);
+  // SPEC: start omitted means the most recent `limit` points; later pages walk back in time.
+  const descending = options.start === undefined;
+  let start = options.start ?? TIMESTAMP_MS_MIN;
+  let end = options.end ?? END_MAX;
+  if (options.cursor !== undefined) {
+    if (descending) end = Math.min(end, decodeCursor(options.cursor, 'd'));
+    else start = Math.max(start, decodeCursor(options.cursor, 'a'));
+  }
+  const shape = FAMILY_SHAPES[familyOf(series.valueType)];
+  const tombstones = start < end ? bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end) : undefined;
+  const table = tombstones === undefined ? undefined : await store.queryArrow(rawArrowSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {
+    tenant, series_id: series.seriesId, start, end, fetch: options.limit + 1, ...tombstones.params,
+  });
+  const rows = table?.numRows ?? 0;
+  const column = <T extends DataType>(name: string): Data<T> | undefined => {
+    const chunks = table?.getChild(name)?.data as Data<T>[] | undefined;
+    return chunks && chunks.length > 0 ? joinChunks(chunks) : undefined;
+  };
+  const timestamps = column<Int64>('ts');
+  const values = column<Float64 | Int64 | Utf8>('arrow_value');
+  const texts = column<Utf8>('arrow_text');
+  if (rows === 0 || !timestamps || !values) return { length: 0, ...emptyColumns(shape.family) };
+  const past = rows > options.limit;
+  // The point past the page is the last row ascending, the first descending (the rows come ascending).
+  const from = past && descending ? 1 : 0;
+  const length = past ? options.limit : rows;
+  const page: RawArrowPage = {
+    length,
+    timestamps: timestamps.slice(from, length),
+    values: values.slice(from, length),
+    ...(texts ? { texts: texts.slice(from, length) } : {}),
+  };
+  if (!past) return page;
+  // A Data's values start at its first row (a slice moves them; `offset` is for the validity bits only).
+  const marker = Number(timestamps.values[descending ? 0 : rows - 1] as bigint);
+  return { ...page, nextCursor: descending ? encodeCursor('d', marker + 1) : encodeCursor('a', marker) };
+}
+
+/** The columns of an empty page, typed as the family's are. */
+function emptyColumns(family: ReturnType<typeof familyOf>): Pick<RawArrowPage, 'timestamps' | 'values' | 'texts'> {
+  const timestamps = makeData({ type: INT64, length: 0, data: new BigInt64Array(0) });
+  if (family === 'int') return { timestamps, values: makeData({ type: INT64, length: 0, data: new BigInt64Array(0) }) };
+  if (family === 'text') return { timestamps, values: emptyUtf8() };
+  const values = makeData({ type: FLOAT64, length: 0, data: new Float64Array(0) });
+  return family === 'mixed' ? { timestamps, values, texts: emptyUtf8() } : { timestamps, values };
+}
+
+const INT64 = new Int64();
+const FLOAT64 = new Float64();
+const UTF8 = new Utf8();
+
+function emptyUtf8(): Data<Utf8> {
+  return makeData({ type: UTF8, length: 0, valueOffsets: new Int32Array(1), data: new Uint8Array(0) });
+}
+
+/**
+ * One chunk of a column the engine wrote in several record batches (a 100,000-point page came
+ * as blocks of 65,409 and 34,592 rows): the answer has one record batch per page. Copies the
+ * typed buffers; a point is never read as a value.
+ */
+export function joinChunks<T extends DataType>(chunks: readonly Data<T>[]): Data<T> {
+  const first = chunks[0] as Data<T>;
+  if (chunks.length === 1) return first;
+  let length = 0;
+  let nullCount = 0;
+  for (const chunk of chunks) {
+    length += chunk.length;
+    nullCount += chunk.nullCount;
+  }
+  const nullBitmap = nullCount > 0 ? joinValidity(chunks, length) : undefined;
+  if (first.valueOffsets) return joinVariableWidth(chunks, length, nullCount, nullBitmap);
+  // The fixed-width columns here (int64, float64) hold one array element per row.
+  const values = first.values as unknown as Float64Array;
+  const joined = new (values.constructor as Float64ArrayConstructor)(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set((chunk.values as unknown as Float64Array).subarray(0, chunk.length), at);
+    at += chunk.length;
+  }
+  return makeData({ type: first.type, length, nullCount, nullBitmap, data: joined } as never) as Data<T>;
+}
+
+/** Utf8 chunks: bytes back to back, offsets moved by the bytes before each chunk. */
+function joinVariableWidth<T extends DataType>(chunks: readonly Data<T>[], length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data<T> {
+  let bytes = 0;
+  for (const chunk of chunks) {
+    const offsets = chunk.valueOffsets as Int32Array;
+    bytes += (offsets[chunk.length] as number) - (offsets[0] as number);
+  }
+  const data = new Uint8Array(bytes);
+  const valueOffsets = new Int32Array(length + 1);
+  let row = 0;
+  let byte = 0;
+  for (const chunk of chunks) {
+    const offsets = chunk.valueOffsets as Int32Array;
+    const begin = offsets[0] as number;
+    const end = offsets[chunk.length] as number;
+    data.set((chunk.values as unknown as Uint8Array).subarray(begin, end), byte);
+    const shift = byte - begin;
+    for (let i = 1; i <= chunk.length; i++) valueOffsets[row + i] = (offsets[i] as number) + shift;
+    row += chunk.length;
+    byte += end - begin;
+  }
+  return makeData({ type: chunks[0]?.type, length, nullCount, nullBitmap, valueOffsets, data } as never) as Data<T>;
+}
+
+/** The validity bits of the chunks, one after the other. */
+function joinValidity(chunks: readonly Data[], length: number): Uint8Array {
+  const bits = new Uint8Array(Math.ceil(length / 8));
+  let row = 0;
+  for (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++, row++) {
+      if (chunk.getValid(i)) bits[row >> 3] = (bits[row >> 3] as number) | (1 << (row & 7));
+    }
+  }
+  return bits;
+}
