@@ -9,11 +9,14 @@ import type { ColumnarStore } from '../../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-context.ts';
 import { rawArrowSql } from './datapoint-arrow.sql.ts';
-import { FAMILY_SHAPES, familyOf } from '../tables/families.ts';
+import { FAMILY_SHAPES, familyOf, type Family } from '../tables/families.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import type { RawReadOptions, SeriesRef } from '../types.ts';
 
 const END_MAX = TIMESTAMP_MS_MAX + 1;
+const INT64 = new Int64();
+const FLOAT64 = new Float64();
+const UTF8 = new Utf8();
 
 /** One raw page of one series as Arrow columns, ascending by timestamp. */
 export interface RawArrowPage {
@@ -74,17 +77,13 @@ export async function readRawArrow(store: ColumnarStore, tenant: string, series:
 }
 
 /** The columns of an empty page, typed as the family's are. */
-function emptyColumns(family: ReturnType<typeof familyOf>): Pick<RawArrowPage, 'timestamps' | 'values' | 'texts'> {
+function emptyColumns(family: Family): Pick<RawArrowPage, 'timestamps' | 'values' | 'texts'> {
   const timestamps = makeData({ type: INT64, length: 0, data: new BigInt64Array(0) });
   if (family === 'int') return { timestamps, values: makeData({ type: INT64, length: 0, data: new BigInt64Array(0) }) };
   if (family === 'text') return { timestamps, values: emptyUtf8() };
   const values = makeData({ type: FLOAT64, length: 0, data: new Float64Array(0) });
   return family === 'mixed' ? { timestamps, values, texts: emptyUtf8() } : { timestamps, values };
 }
-
-const INT64 = new Int64();
-const FLOAT64 = new Float64();
-const UTF8 = new Utf8();
 
 function emptyUtf8(): Data<Utf8> {
   return makeData({ type: UTF8, length: 0, valueOffsets: new Int32Array(1), data: new Uint8Array(0) });
