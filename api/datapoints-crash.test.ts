@@ -2,14 +2,15 @@
 // ingest, restarts it, and finds every acknowledged point" (CONTRACT: in the embedded default
 // a 2xx means the points are stored).
 // Method: the service runs as a child process (`node --import tsx api/main.ts`, port 0, a temp
-// DATA_DIR). Four senders, one series each (FLOAT, BIGINT, NUMERIC, TEXT), send requests of
-// 500 points one after another; request i covers points [250 i, 250 i + 500) with value "i",
+// DATA_DIR). Six senders, one series each (FLOAT, BIGINT, NUMERIC, TEXT as JSON; FLOAT and
+// BIGINT as Arrow IPC streams), send requests of 500 points one after another; request i covers points [250 i, 250 i + 500) with value "i",
 // so each request overwrites half of the previous one. Once 60 requests are acknowledged the
 // process gets SIGKILL while the others are in flight. A second process on the same DATA_DIR
 // (which must stop the orphaned embedded PostgreSQL itself) then has to return, for every
 // point, the value of the newest acknowledged request covering it, or the value of the one
 // request that was in flight for that sender (it may have landed), and nothing else.
 import t from 'tap';
+import { Table, makeVector, tableToIPC, vectorFromArray, Utf8 } from 'apache-arrow';
 import { assertDatapointResponse, ROOMY_POLICY } from './testing/datapoints-fixture.ts';
 import { serviceHome, startServiceProcess, type ServiceProcess } from './testing/service-process.ts';
 
@@ -30,12 +31,24 @@ const SENDERS = [
   { externalId: 'crash-bigint', valueType: 'BIGINT' },
   { externalId: 'crash-numeric', valueType: 'NUMERIC' },
   { externalId: 'crash-text', valueType: 'TEXT' },
+  { externalId: 'crash-arrow-float', valueType: 'FLOAT', arrow: true },
+  { externalId: 'crash-arrow-bigint', valueType: 'BIGINT', arrow: true },
 ];
 
 async function request(url: string, method: string, p: string, body: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await fetch(url + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** The same request as an Arrow IPC stream: value i as float64 (FLOAT) or int64 (BIGINT). */
+async function sendArrow(url: string, externalId: string, valueType: string, i: number): Promise<number> {
+  const timestamps = BigInt64Array.from({ length: POINTS_PER_REQUEST }, (_, j) => BigInt(T0 + (i * STEP + j) * 1000));
+  const value = valueType === 'BIGINT' ? makeVector(new BigInt64Array(POINTS_PER_REQUEST).fill(BigInt(i))) : makeVector(new Float64Array(POINTS_PER_REQUEST).fill(i));
+  const body = tableToIPC(new Table({ externalId: vectorFromArray(new Array<string>(POINTS_PER_REQUEST).fill(externalId), new Utf8()), timestamp: makeVector(timestamps), value }), 'stream');
+  const res = await fetch(`${url}/timeseries/data`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.apache.arrow.stream' }, body: body as unknown as BodyInit });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 function requestBody(externalId: string, i: number) {
@@ -48,7 +61,7 @@ interface SenderState { acked: number; inFlight: number | undefined }
 t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
   const first = await startServiceProcess(env);
   running.push(first);
-  const created = await request(first.url, 'POST', '/timeseries/create', { items: SENDERS.map((s) => ({ ...s, name: s.externalId })) });
+  const created = await request(first.url, 'POST', '/timeseries/create', { items: SENDERS.map((s) => ({ externalId: s.externalId, valueType: s.valueType, name: s.externalId })) });
   t.equal(created.status, 201, 'series created');
 
   const states: SenderState[] = SENDERS.map(() => ({ acked: 0, inFlight: undefined }));
@@ -56,7 +69,7 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
   let killed = false;
   const send = async (k: number) => {
     const state = states[k] as SenderState;
-    const { externalId } = SENDERS[k] as { externalId: string };
+    const { externalId, valueType, arrow } = SENDERS[k] as { externalId: string; valueType: string; arrow?: boolean };
     // Every sender keeps sending until its connection dies with the process, so each ends with
     // a request in flight (one acknowledged just before the kill is still acknowledged).
     for (;;) {
@@ -64,7 +77,7 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
       state.inFlight = i;
       let status: number;
       try {
-        status = (await request(first.url, 'POST', '/timeseries/data', requestBody(externalId, i))).status;
+        status = arrow ? await sendArrow(first.url, externalId, valueType, i) : (await request(first.url, 'POST', '/timeseries/data', requestBody(externalId, i))).status;
       } catch {
         return; // the connection died with the process: request i stays in flight (unknown)
       }
@@ -89,6 +102,7 @@ t.test('every acknowledged point survives SIGKILL during ingest', async (t) => {
 
   for (const [k, { externalId, valueType }] of SENDERS.entries()) {
     const { acked, inFlight } = states[k] as SenderState;
+    t.ok(acked > 0, `${externalId}: requests acknowledged before the kill`);
     const stored = new Map<number, string>();
     let cursor: string | undefined;
     do {

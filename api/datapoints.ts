@@ -9,26 +9,25 @@ import type { DatapointEngine } from '../engine/datapoints/datapoint-engine.ts';
 import { DATAPOINT_BODY_BYTES_MAX } from '../engine/limits.ts';
 import { jsonRoute, noContent, ok, type Route } from './route.ts';
 import { prefersOverJson } from './accept.ts';
+import { ARROW_STREAM_MEDIA_TYPE as ARROW_STREAM, isArrowStreamContentType } from './arrow-media.ts';
 
 const TAG = 'Data points';
-/** The list's second answer form, an Arrow IPC stream (docs/api.md "Arrow answers"). */
-const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
 export function datapointRoutes(datapoints: DatapointEngine): Route[] {
   return [
     {
       method: 'post', path: '/timeseries/data', operationId: 'insertDatapoints', tag: TAG,
       summary: 'Insert data points; a point at an existing timestamp replaces the old value',
-      description: '204 once every point is durable. 404 lists the items whose series is missing (the others are inserted). 422 names each item and point whose value does not parse against the valueType (nothing is inserted). 400 for a malformed body or a collection over its cap (100 000 points for numeric series, 10 000 for TEXT/MIXED). Values: FLOAT/FLOAT32 decimal or exponent notation, finite (FLOAT32 rounded to 32 bits); BIGINT an integer in -2^63..2^63-1, exact; NUMERIC Decimal(18,6) and DECIMAL32 Decimal(9,3), extra fractional digits rounded half to even; TEXT strings only; MIXED: JSON numbers and numeric strings are numbers, other strings text. Timestamps: integer epoch ms from 1900 to 2099.',
-      rawBody: true, rawBodyJson: true, rawBodyPool: datapoints.slabs, rawBodySchema: DatapointInsertRequest, bodyBytesMax: DATAPOINT_BODY_BYTES_MAX,
+      description: '204 once every point is durable. The body is JSON, or with `Content-Type: application/vnd.apache.arrow.stream` an Arrow IPC stream of one row per point (columns externalId or id, timestamp, value; docs/api.md "Arrow bodies"), under the same rules. 404 lists the items whose series is missing (the others are inserted). 422 names each item and point whose value does not parse against the valueType (nothing is inserted). 400 for a malformed body or a collection over its cap (100 000 points for numeric series, 10 000 for TEXT/MIXED). Values: FLOAT/FLOAT32 decimal or exponent notation, finite (FLOAT32 rounded to 32 bits); BIGINT an integer in -2^63..2^63-1, exact; NUMERIC Decimal(18,6) and DECIMAL32 Decimal(9,3), extra fractional digits rounded half to even; TEXT strings only; MIXED: JSON numbers and numeric strings are numbers, other strings text. Timestamps: integer epoch ms from 1900 to 2099.',
+      rawBody: true, rawBodyJson: true, rawBodyArrow: true, rawBodyPool: datapoints.slabs, rawBodySchema: DatapointInsertRequest, bodyBytesMax: DATAPOINT_BODY_BYTES_MAX,
       responses: {
         204: { description: 'all accepted and durable' }, 400: { description: 'malformed body or batch cap' }, 403: { description: 'no write grant' },
         404: { description: 'some series missing; `missing` lists them, the others were inserted' }, 413: { description: 'body over 16 MiB' },
         422: { description: 'values that do not parse against the valueType' }, 503: { description: 'ingest queue full; retry after Retry-After' },
       },
-      async handle({ access, rawBody }) {
+      async handle({ access, rawBody, headers }) {
         assert(rawBody, 'a rawBody route is handed its body');
-        await datapoints.insert(access, rawBody);
+        await datapoints.insert(access, rawBody, { format: isArrowStreamContentType(headers.contentType) ? 'arrow' : 'json' });
         return noContent();
       },
     },

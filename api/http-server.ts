@@ -17,6 +17,7 @@ import { AuthError, type Authenticator } from './auth.ts';
 import { ClientGoneError, discardBody, readBody, type BodyReader } from './body.ts';
 import { answer, send, type ResponseState } from './http-answer.ts';
 import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
+import { ARROW_STREAM_MEDIA_TYPE, isArrowStreamContentType } from './arrow-media.ts';
 import type { Metrics } from '../engine/metrics.ts';
 import { toErrorReply, unauthorized, type ErrorReply } from './problems.ts';
 import { assertQueryText } from './query-params.ts';
@@ -113,7 +114,8 @@ function bodyOf(route: Route, validate: Validator | undefined, rawBody: Uint8Arr
     validate?.(body, mayHoldNul(rawBody));
     return body;
   }
-  if (route.rawBodyJson) assertJsonContentType(contentType);
+  if (route.rawBodyArrow && isArrowStreamContentType(contentType)) return undefined;
+  if (route.rawBodyJson) assertJsonContentType(contentType, route.rawBodyArrow ? [ARROW_STREAM_MEDIA_TYPE] : []);
   if (isJsonContentType(contentType)) assertUtf8(rawBody);
   return undefined;
 }

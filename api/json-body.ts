@@ -161,9 +161,10 @@ function badBody(message: string, field: string, problem: string): BadRequestErr
 }
 
 /** A 400 unless the Content-Type names JSON. */
-export function assertJsonContentType(contentType: string): void {
+export function assertJsonContentType(contentType: string, alternatives: readonly string[] = []): void {
   if (!isJsonContentType(contentType)) {
-    throw badBody(`Content-Type must be application/json, got "${contentType || '(none)'}"`, 'Content-Type', 'expected application/json');
+    const expected = ['application/json', ...alternatives].join(' or ');
+    throw badBody(`Content-Type must be ${expected}, got "${contentType || '(none)'}"`, 'Content-Type', `expected ${expected}`);
   }
 }
 

@@ -6,6 +6,7 @@ import { queryParameters } from './query-schema.ts';
 import type { Route } from './route.ts';
 import { webSocketOperation, type WebSocketRoute } from './websocket-routes.ts';
 import { ERROR_CODES } from './problems.ts';
+import { ARROW_INSERT_BODY, ARROW_STREAM_MEDIA_TYPE } from './arrow-media.ts';
 
 export const API_VERSION = '0.3';
 
@@ -77,6 +78,11 @@ export function buildOpenApi(routes: Route[], info: { description: string }, web
     };
     const bodySchema = route.body ?? route.rawBodySchema;
     if (bodySchema) operation['requestBody'] = { required: true, content: { 'application/json': { schema: plain(bodySchema) } } };
+    if (bodySchema && route.rawBodyArrow) {
+      (operation['requestBody'] as { content: Record<string, unknown> }).content[ARROW_STREAM_MEDIA_TYPE] = {
+        schema: { type: 'string', format: 'binary', description: ARROW_INSERT_BODY },
+      };
+    }
     if (route.streamBody) {
       operation['requestBody'] = { required: true, description: 'Streamed; no body size limit', content: { [route.bodyContentType ?? 'application/octet-stream']: { schema: { type: 'string', format: 'binary' } } } };
     }

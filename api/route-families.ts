@@ -11,6 +11,7 @@ import type { Logger } from '../engine/log.ts';
 import { createDatapointPool } from '../workers/datapoint-pool.ts';
 import { encodeOutputBytes } from '../workers/datapoint-encode.ts';
 import { scanScratchBytes } from '../workers/datapoint-scan.ts';
+import { scanArrowScratchBytes } from '../workers/datapoint-scan-arrow.ts';
 import { hintKey, speculativeOutputBytes } from '../workers/datapoint-task.ts';
 import { cdfRoutes } from './cdf/cdf-routes.ts';
 import { consoleRoutes } from './console.ts';
@@ -32,7 +33,10 @@ import { unitRoutes } from './units.ts';
 import type { WebSocketRoute } from './websocket-routes.ts';
 
 /** The workers' memory layout and hint keys, as the engine's ingest port takes them. */
-export const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = { scanScratchBytes, speculativeOutputBytes, encodeOutputBytes, hintKey };
+export const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = {
+  scanScratchBytes: (bodyBytes, format) => (format === 'arrow' ? scanArrowScratchBytes(bodyBytes) : scanScratchBytes(bodyBytes)),
+  speculativeOutputBytes, encodeOutputBytes, hintKey,
+};
 
 /** One parsing thread per core: the event loop mostly waits on the store meanwhile. */
 export function createDatapointParser(): DatapointBodyParser {

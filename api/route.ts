@@ -87,6 +87,8 @@ export interface Route<Body = any, Query = any> {
    * and invalid UTF-8 with a 400 before the handler; parsing is the handler's (workers).
    */
   rawBodyJson?: boolean;
+  /** With rawBodyJson: an Arrow IPC stream (`application/vnd.apache.arrow.stream`) is taken as well, unchecked (the workers read it). */
+  rawBodyArrow?: boolean;
   /** Further request headers the handler reads (lower-case names), in `ctx.headers`. */
   requestHeaders?: readonly string[];
   /**

@@ -13,6 +13,15 @@ export const VALUE_KIND_NUMBER = 1;
 export const VALUE_KIND_STRING = 2;
 /** A JSON string with escapes or non-ASCII bytes: decode before use. */
 export const VALUE_KIND_STRING_ENCODED = 3;
+/** An Arrow floating-point value: numberValue is the value; there is no text in the body. */
+export const VALUE_KIND_FLOAT64 = 4;
+/**
+ * An Arrow integer value: numberValue's 8 bytes hold it as a little-endian int64 (read them
+ * as two int32 words, low first: never as the double); there is no text in the body.
+ */
+export const VALUE_KIND_INT64 = 5;
+/** An Arrow string that is not all printable ASCII: its bytes in the body are UTF-8, decoded as such. */
+export const VALUE_KIND_STRING_UTF8 = 6;
 
 /** One entry of `items`, in request order. */
 export interface ScannedItem {
@@ -59,9 +68,11 @@ export interface ScannedBody {
   valueOffset: Uint32Array;
   /** Byte length of that text. */
   valueBytes: Uint32Array;
+  /** Arrow bodies: each point's row in the stream (counted from 0), for errors that name it. */
+  rowIndex?: Uint32Array;
   errors: ScanError[];
-  /** Which scanner produced this: the byte-level fast path or the JSON.parse fallback. */
-  scanner: 'bytes' | 'json';
+  /** Which scanner produced this: the JSON byte-level fast path, the JSON.parse fallback, or the Arrow stream's. */
+  scanner: 'bytes' | 'json' | 'arrow';
 }
 
 export function makeScannedItem(id: number | undefined, externalId: string | undefined, pointStart: number, pointCount: number): ScannedItem {
@@ -131,6 +142,7 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * already validated: VALUE_KIND_STRING bytes are the text, encoded ones go through JSON.parse.
  */
 export function decodeJsonString(b: Uint8Array, offset: number, length: number, kind: number): string {
+  // VALUE_KIND_STRING and VALUE_KIND_STRING_UTF8 bytes are the text itself.
   if (kind === VALUE_KIND_STRING_ENCODED) return JSON.parse(utf8.decode(b.subarray(offset - 1, offset + length + 1))) as string;
   return utf8.decode(b.subarray(offset, offset + length));
 }

@@ -25,7 +25,10 @@ import {
   NUMERIC_POINTS_PER_COLLECTION_MAX,
   TEXT_POINTS_PER_COLLECTION_MAX,
 } from '../engine/limits.ts';
-import { decodeJsonString, type ScannedBody, type ScannedItem, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED } from './datapoint-body.ts';
+import {
+  decodeJsonString, type ScannedBody, type ScannedItem, VALUE_KIND_FLOAT64, VALUE_KIND_INT64, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED,
+  VALUE_KIND_STRING_UTF8,
+} from './datapoint-body.ts';
 import { asciiText, type NumberTextFailure, parseBigintText, parseDecimalText, parseNumericText } from './number-text.ts';
 import { gatherBigInt64, gatherFloat64, gatherStrings, gatherUint8, sortedPointOrder } from './point-order.ts';
 
@@ -99,6 +102,8 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 // a getter call (datapoint-scan.ts says more).
 const KIND_NUMBER = VALUE_KIND_NUMBER;
 const KIND_STRING = VALUE_KIND_STRING;
+const KIND_FLOAT64 = VALUE_KIND_FLOAT64;
+const KIND_INT64 = VALUE_KIND_INT64;
 const VALUE_CHARS_MAX = DATAPOINT_VALUE_CHARS_MAX;
 
 const EXPECTED: Record<ValueType, string> = {
@@ -134,6 +139,11 @@ function asciiBytes(text: string): Uint8Array | null {
   return bytes;
 }
 
+/** Kinds whose bytes in the body are not the text as it is: decode them first. */
+function needsDecode(kind: number | undefined): boolean {
+  return kind === VALUE_KIND_STRING_ENCODED || kind === VALUE_KIND_STRING_UTF8;
+}
+
 function codePointCount(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
@@ -151,12 +161,22 @@ class PointEncoder {
   readonly errors: PointValueError[] = [];
   /** Set when the item being encoded had an error (the list itself may be full). */
   itemFailed = false;
+  /** numberValue's bytes as int32 words: where VALUE_KIND_INT64 points keep their 64 bits. */
+  readonly valueWords: Int32Array;
 
   constructor(
     readonly body: Uint8Array,
     readonly scanned: ScannedBody,
     readonly arena: ColumnArena,
-  ) {}
+  ) {
+    const numbers = scanned.numberValue;
+    this.valueWords = new Int32Array(numbers.buffer, numbers.byteOffset, numbers.length * 2);
+  }
+
+  /** A VALUE_KIND_INT64 point as the nearest double (one rounding, as a JSON number's digits get). */
+  int64Double(i: number): number {
+    return (this.valueWords[i * 2 + 1] as number) * 4_294_967_296 + ((this.valueWords[i * 2] as number) >>> 0);
+  }
 
   encodeItem(item: ScannedItem, itemIndex: number, valueType: ValueType, seriesId: number): SeriesPoints | null {
     const { pointStart: start, pointCount: count } = item;
@@ -176,7 +196,7 @@ class PointEncoder {
         series.float = this.floatColumn(at, valueType === 'FLOAT32');
         break;
       case 'BIGINT':
-        series.bigint = this.exactColumn(at, parseBigintText);
+        series.bigint = this.exactColumn(at, parseBigintText, true);
         break;
       case 'NUMERIC':
       case 'DECIMAL32': {
@@ -199,9 +219,16 @@ class PointEncoder {
     this.itemFailed = true;
     if (this.errors.length >= DATAPOINT_ERRORS_MAX) return;
     const capError = reason === 'points-cap';
-    const field = capError ? `items[${itemIndex}].datapoints` : `items[${itemIndex}].datapoints[${pointIndex}].value`;
+    // An Arrow body names the stream's row, and for a cap the series its rows are of.
+    const rows = this.scanned.rowIndex;
+    const item = this.scanned.items[itemIndex]!;
+    const field = rows
+      ? (capError ? 'rows' : `rows[${rows[point]}].value`)
+      : (capError ? `items[${itemIndex}].datapoints` : `items[${itemIndex}].datapoints[${pointIndex}].value`);
     const value = capError ? '' : this.errorValueText(point);
-    const shown = capError ? `${this.scanned.items[itemIndex]!.pointCount} points (at most ${limit})` : JSON.stringify(value);
+    const shown = capError
+      ? `${item.pointCount} points${rows ? ` of ${item.externalId !== undefined ? `externalId ${JSON.stringify(item.externalId)}` : `id ${item.id}`}` : ''} (at most ${limit})`
+      : JSON.stringify(value);
     const error: PointValueError = {
       itemIndex,
       pointIndex,
@@ -217,6 +244,8 @@ class PointEncoder {
 
   /** The raw text of point i for an error message, at most 64 characters. */
   errorValueText(i: number): string {
+    const kind = this.scanned.valueKind[i];
+    if (kind === VALUE_KIND_FLOAT64 || kind === VALUE_KIND_INT64) return this.valueText(i);
     const offset = this.scanned.valueOffset[i]!;
     const bytes = Math.min(this.scanned.valueBytes[i]!, DATAPOINT_VALUE_CHARS_MAX * 4);
     const text = utf8.decode(this.body.subarray(offset, offset + bytes));
@@ -229,14 +258,16 @@ class PointEncoder {
     const offset = this.scanned.valueOffset[i]!;
     const end = offset + this.scanned.valueBytes[i]!;
     const kind = this.scanned.valueKind[i]!;
-    if (kind !== VALUE_KIND_STRING_ENCODED) return asciiText(this.body, offset, end);
+    if (kind === VALUE_KIND_FLOAT64) return String(this.scanned.numberValue[i]);
+    if (kind === VALUE_KIND_INT64) return ((BigInt(this.valueWords[i * 2 + 1] as number) << 32n) + BigInt((this.valueWords[i * 2] as number) >>> 0)).toString();
+    if (!needsDecode(kind)) return asciiText(this.body, offset, end);
     return decodeJsonString(this.body, offset, end - offset, kind);
   }
 
   isTooLong(i: number): boolean {
     const bytes = this.scanned.valueBytes[i]!;
     if (bytes <= DATAPOINT_VALUE_CHARS_MAX) return false; // a character takes at least one byte
-    if (this.scanned.valueKind[i] !== VALUE_KIND_STRING_ENCODED) return true;
+    if (!needsDecode(this.scanned.valueKind[i])) return true;
     return codePointCount(this.valueText(i)) > DATAPOINT_VALUE_CHARS_MAX;
   }
 
@@ -252,7 +283,7 @@ class PointEncoder {
       const start = this.scanned.valueOffset[i]!;
       return { bytes: this.body, start, end: start + this.scanned.valueBytes[i]! };
     }
-    const bytes = kind === VALUE_KIND_STRING_ENCODED ? asciiBytes(this.valueText(i)) : null;
+    const bytes = kind !== undefined && kind !== 0 ? asciiBytes(this.valueText(i)) : null;
     if (bytes === null) {
       this.fail(at.itemIndex, j, i, at.valueType, 'value-type-mismatch');
       return null;
@@ -268,7 +299,7 @@ class PointEncoder {
       const kind = valueKind[i]!;
       const v = float32 ? Math.fround(numberValue[i]!) : numberValue[i]!;
       // v - v is 0 exactly when v is finite.
-      if ((kind === KIND_NUMBER || kind === KIND_STRING) && valueBytes[i]! <= VALUE_CHARS_MAX && v - v === 0) {
+      if ((kind === KIND_NUMBER || kind === KIND_STRING || kind === KIND_FLOAT64) && valueBytes[i]! <= VALUE_CHARS_MAX && v - v === 0) {
         out[j] = v;
       } else {
         out[j] = this.floatSlow(at, j, float32);
@@ -284,22 +315,32 @@ class PointEncoder {
       return 0;
     }
     const kind = this.scanned.valueKind[i];
-    const parsed = kind === VALUE_KIND_STRING_ENCODED ? numericStringValue(this.valueText(i)) : kind === 0 ? NaN : this.scanned.numberValue[i]!;
+    const parsed = needsDecode(kind) ? numericStringValue(this.valueText(i)) : kind === 0 ? NaN : kind === KIND_INT64 ? this.int64Double(i) : this.scanned.numberValue[i]!;
     const v = float32 ? Math.fround(parsed) : parsed;
     if (v - v === 0) return v;
     this.fail(at.itemIndex, j, i, at.valueType, Number.isNaN(parsed) ? 'value-type-mismatch' : 'value-out-of-range');
     return 0;
   }
 
-  /** BIGINT or a scaled decimal per point, through `parse` (an exact grammar of number-text.ts). */
-  exactColumn(at: PointsAt, parse: (bytes: Uint8Array, start: number, end: number) => bigint | NumberTextFailure): BigInt64Array {
+  /**
+   * BIGINT or a scaled decimal per point, through `parse` (an exact grammar of number-text.ts).
+   * `int64AsIs`: an Arrow integer's 64 bits are the value (BIGINT), copied without a BigInt.
+   */
+  exactColumn(at: PointsAt, parse: (bytes: Uint8Array, start: number, end: number) => bigint | NumberTextFailure, int64AsIs = false): BigInt64Array {
     const { valueKind, valueOffset, valueBytes } = this.scanned;
     const out = this.arena.bigint64(at.count);
+    const outWords = new Int32Array(out.buffer, out.byteOffset, at.count * 2);
+    const words = this.valueWords;
     for (let j = 0; j < at.count; j++) {
       const i = at.start + j;
       const kind = valueKind[i];
       const length = valueBytes[i]!;
       let v: bigint | NumberTextFailure;
+      if (kind === KIND_INT64 && int64AsIs) {
+        outWords[j * 2] = words[i * 2]!;
+        outWords[j * 2 + 1] = words[i * 2 + 1]!;
+        continue;
+      }
       if ((kind === VALUE_KIND_NUMBER || kind === VALUE_KIND_STRING) && length <= DATAPOINT_VALUE_CHARS_MAX) {
         const offset = valueOffset[i]!;
         v = parse(this.body, offset, offset + length);
@@ -319,7 +360,8 @@ class PointEncoder {
     for (let j = 0; j < at.count; j++) {
       const i = at.start + j;
       out[j] = '';
-      if (this.scanned.valueKind[i] !== VALUE_KIND_STRING && this.scanned.valueKind[i] !== VALUE_KIND_STRING_ENCODED) {
+      const kind = this.scanned.valueKind[i];
+      if (kind !== VALUE_KIND_STRING && !needsDecode(kind)) {
         this.fail(at.itemIndex, j, i, at.valueType, 'value-type-mismatch');
       } else if (this.isTooLong(i)) {
         this.fail(at.itemIndex, j, i, at.valueType, 'value-too-long', DATAPOINT_VALUE_CHARS_MAX);
@@ -342,12 +384,13 @@ class PointEncoder {
         this.fail(at.itemIndex, j, i, at.valueType, 'value-too-long', DATAPOINT_VALUE_CHARS_MAX);
         continue;
       }
-      const content = kind === VALUE_KIND_STRING_ENCODED ? this.valueText(i) : '';
-      const v = kind === VALUE_KIND_STRING_ENCODED ? numericStringValue(content) : kind === 0 ? NaN : numberValue[i]!;
+      const decode = needsDecode(kind);
+      const content = decode ? this.valueText(i) : '';
+      const v = decode ? numericStringValue(content) : kind === 0 ? NaN : kind === KIND_INT64 ? this.int64Double(i) : numberValue[i]!;
       if (v - v === 0) {
         float[j] = v;
-      } else if (kind === VALUE_KIND_NUMBER || kind === 0) {
-        this.fail(at.itemIndex, j, i, at.valueType, kind === 0 ? 'value-type-mismatch' : 'value-out-of-range');
+      } else if (kind === VALUE_KIND_NUMBER || kind === 0 || kind === KIND_FLOAT64) {
+        this.fail(at.itemIndex, j, i, at.valueType, kind === 0 || Number.isNaN(v) ? 'value-type-mismatch' : 'value-out-of-range');
       } else {
         isText[j] = 1;
         text[j] = kind === VALUE_KIND_STRING ? this.valueText(i) : content;

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ValueType } from '../engine/datapoints/types.ts';
 import { OverloadedError } from '../engine/errors.ts';
-import type { ScannedBody } from './datapoint-body.ts';
+import { emptyScannedBody, type ScannedBody } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
-import { bufferTransferList, type DatapointScanResult, type DatapointScanWire, type DatapointTask, type SeriesHints, wireViews } from './datapoint-task.ts';
+import { bufferTransferList, type BodyFormat, type DatapointScanResult, type DatapointScanWire, type DatapointTask, type SeriesHints, wireViews } from './datapoint-task.ts';
 import { encodedFromWire, hintsToBuffer, scannedFromWire, scannedToWire, type EncodedWire } from './datapoint-wire.ts';
 
 export interface DatapointPoolOptions {
@@ -28,7 +28,7 @@ export interface DatapointPool {
    * Phase 1. A `body` over an ArrayBuffer is transferred (detached here) and comes back in
    * the result; over shared memory it is shared. The scanned columns go into `scratch` when given.
    */
-  scan(body: Uint8Array, scratch?: SharedArrayBuffer, speculation?: { hints: SeriesHints; output: SharedArrayBuffer }): Promise<DatapointScanResult>;
+  scan(body: Uint8Array, scratch?: SharedArrayBuffer, speculation?: { hints: SeriesHints; output: SharedArrayBuffer }, format?: BodyFormat): Promise<DatapointScanResult>;
   /**
    * Phase 2, for a body that scanned without errors. `body` and scanned columns not in shared
    * memory are transferred (detached here); valueTypes and seriesIds run parallel to
@@ -48,6 +48,11 @@ export interface DatapointPool {
 const COMPILED = import.meta.url.endsWith('.js');
 const TASK_FILE = fileURLToPath(new URL(COMPILED ? './datapoint-task.js' : './datapoint-task.ts', import.meta.url));
 const WORKER_EXEC_ARGV = COMPILED ? [] : ['--import', import.meta.resolve('tsx')];
+
+/** How long a worker may read an Arrow body: 2 s, and 1 s more per 4 MiB (a sound 16 MiB stream scans in well under 1 s). */
+export function arrowScanDeadlineMs(bodyBytes: number): number {
+  return 2000 + Math.ceil(bodyBytes / (4 * 1024 * 1024)) * 1000;
+}
 
 export function createDatapointPool(options: DatapointPoolOptions): DatapointPool {
   const { maxThreads, maxQueue } = options;
@@ -78,7 +83,7 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
     return buffer;
   };
 
-  async function run<R>(what: string, task: DatapointTask, transferList: ArrayBuffer[]): Promise<R> {
+  async function run<R>(what: string, task: DatapointTask, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<R> {
     if (pending >= pendingMax) {
       throw new OverloadedError(
         `The datapoint workers are busy: ${pending} bodies are being parsed or waiting (limit ${pendingMax}, DatapointPoolOptions maxThreads + maxQueue); retry shortly.`,
@@ -86,8 +91,9 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
     }
     pending++;
     try {
-      return (await piscina.run(task, { transferList })) as R;
+      return (await piscina.run(task, { transferList, ...(signal ? { signal } : {}) })) as R;
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       throw new Error(`The datapoint worker failed to ${what}`, { cause: error });
     } finally {
       pending--;
@@ -95,9 +101,22 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
   }
 
   return {
-    async scan(body, scratch, speculation) {
+    async scan(body, scratch, speculation, format = 'json') {
       const hints = speculation ? { hints: hintsBufferOf(speculation.hints), output: speculation.output } : {};
-      const wire = await run<DatapointScanWire>('scan a body', { phase: 'scan', body, ...(scratch ? { scratch } : {}), ...hints }, bufferTransferList([body]));
+      const task: DatapointTask = { phase: 'scan', body, format, ...(scratch ? { scratch } : {}), ...hints };
+      // An Arrow stream's metadata is read by apache-arrow, which trusts its counts: a stream
+      // claiming millions of fields keeps a worker busy for minutes. Past its deadline the
+      // worker is stopped (piscina starts another) and the body refused.
+      const deadlineMs = format === 'arrow' ? arrowScanDeadlineMs(body.byteLength) : undefined;
+      const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+      let wire: DatapointScanWire;
+      try {
+        wire = await run<DatapointScanWire>('scan a body', task, bufferTransferList([body]), signal);
+      } catch (error) {
+        if (!signal?.aborted) throw error;
+        const message = `The Arrow stream could not be read within ${deadlineMs} ms: its metadata is malformed (counts far beyond its bytes). Send an Arrow IPC stream as pyarrow or apache-arrow writes it.`;
+        return { body, scanned: emptyScannedBody([{ field: 'body', message }], 'arrow') };
+      }
       const result: DatapointScanResult = { body: wire.body, scanned: scannedFromWire(wire.scanned, scratch) };
       if (wire.speculative && speculation) {
         const { picks, encoded } = wire.speculative;

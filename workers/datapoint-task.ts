@@ -4,9 +4,11 @@
 
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ValueType } from '../engine/datapoints/types.ts';
+import type { DatapointBodyFormat } from '../engine/ingest/datapoint-body-parser.ts';
 import type { ScannedBody } from './datapoint-body.ts';
 import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapoint-encode.ts';
 import { scanDatapointBody } from './datapoint-scan.ts';
+import { ARROW_ROW_BYTES_MIN, scanArrowBody } from './datapoint-scan-arrow.ts';
 import { lowerWorkerThreadPriority, PARSE_WORKER_NICE } from './thread-priority.ts';
 import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireNumberArrays, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
 
@@ -26,8 +28,8 @@ export function hintKey(item: { id?: number; externalId?: string }): string {
 }
 
 /** Bytes of output that hold the encoded columns of any body of this size (every item guessed). */
-export function speculativeOutputBytes(bodyBytes: number): number {
-  const points = Math.floor(bodyBytes / 25) + 1;
+export function speculativeOutputBytes(bodyBytes: number, format: BodyFormat = 'json'): number {
+  const points = Math.floor(bodyBytes / (format === 'arrow' ? ARROW_ROW_BYTES_MIN : 25)) + 1;
   return encodeOutputBytes(points, points);
 }
 
@@ -35,12 +37,17 @@ export interface DatapointScanTask {
   phase: 'scan';
   /** The raw body: over an ArrayBuffer it is transferred in and back out; over shared memory, shared. */
   body: Uint8Array;
+  /** What the body is: JSON (the default) or an Arrow IPC stream (datapoint-scan-arrow.ts). */
+  format?: BodyFormat;
   /** Shared memory for the scanned columns (scanScratchBytes), or none. */
   scratch?: SharedArrayBuffer;
   /** With hints (datapoint-wire.ts hintsToBuffer) for every item: encode at once, into `output` (speculativeOutputBytes). */
   hints?: SharedArrayBuffer;
   output?: SharedArrayBuffer;
 }
+
+/** The two bodies POST /timeseries/data takes. */
+export type BodyFormat = DatapointBodyFormat;
 
 export interface DatapointEncodeTask {
   phase: 'encode';
@@ -80,7 +87,7 @@ export function bufferTransferList(views: readonly (ArrayBufferView | undefined)
 }
 
 function scannedBodyViews(scanned: ScannedBody): ArrayBufferView[] {
-  return [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
+  return [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes, ...(scanned.rowIndex ? [scanned.rowIndex] : [])];
 }
 
 function encodedBodyViews(encoded: EncodedBody): (ArrayBufferView | undefined)[] {
@@ -129,7 +136,7 @@ export function wireViews(wire: ScannedWire | EncodedWire | undefined): (ArrayBu
 export default function datapointTask(task: DatapointTask): DatapointScanWire | EncodedWire {
   switch (task.phase) {
     case 'scan': {
-      const scanned = scanDatapointBody(task.body, task.scratch);
+      const scanned = task.format === 'arrow' ? scanArrowBody(task.body, task.scratch) : scanDatapointBody(task.body, task.scratch);
       const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
       const scannedWire = scannedToWire(scanned, task.scratch);
       const encodedWire = speculative ? encodedToWire(speculative.encoded, task.output) : undefined;

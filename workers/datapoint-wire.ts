@@ -22,7 +22,7 @@ export type ScannedWire =
     /** The items' externalIds, one after another. */
     externalIds: string;
     pointCount: number;
-    /** byteOffset and length of timestampMs, valueKind, numberValue, valueOffset, valueBytes in the scratch slab. */
+    /** byteOffset and length of timestampMs, valueKind, numberValue, valueOffset, valueBytes (and an Arrow body's rowIndex) in the scratch slab. */
     columns: Float64Array;
     errors: ScannedBody['errors'];
     scanner: ScannedBody['scanner'];
@@ -56,7 +56,8 @@ function allInSlab(s: SeriesPoints, slab: SharedArrayBuffer): boolean {
 
 
 export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer | undefined): ScannedWire {
-  const columns = [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
+  const columns: ArrayBufferView[] = [scanned.timestampMs, scanned.valueKind, scanned.numberValue, scanned.valueOffset, scanned.valueBytes];
+  if (scanned.rowIndex) columns.push(scanned.rowIndex);
   if (!columns.every((column) => inSlab(column, scratch))) return { kind: 'plain', scanned };
   const items = new Float64Array(scanned.items.length * 4);
   let externalIds = '';
@@ -67,7 +68,7 @@ export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer |
     items[i * 4 + 3] = item.externalId === undefined ? -1 : item.externalId.length;
     if (item.externalId !== undefined) externalIds += item.externalId;
   });
-  const places = new Float64Array(columns.flatMap((column) => [column.byteOffset, column.length]));
+  const places = new Float64Array(columns.flatMap((column) => [column.byteOffset, column.byteLength / (column as Uint8Array).BYTES_PER_ELEMENT]));
   return { kind: 'slab', items, externalIds, pointCount: scanned.pointCount, columns: places, errors: scanned.errors, scanner: scanned.scanner };
 }
 
@@ -85,7 +86,7 @@ export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | 
     items[i] = item;
   }
   const place = (k: number) => [wire.columns[k * 2] as number, wire.columns[k * 2 + 1] as number] as const;
-  return {
+  const scanned: ScannedBody = {
     items, pointCount: wire.pointCount,
     timestampMs: new Float64Array(scratch, ...place(0)),
     valueKind: new Uint8Array(scratch, ...place(1)),
@@ -94,6 +95,8 @@ export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | 
     valueBytes: new Uint32Array(scratch, ...place(4)),
     errors: wire.errors, scanner: wire.scanner,
   };
+  if (wire.columns.length > 10) scanned.rowIndex = new Uint32Array(scratch, ...place(5));
+  return scanned;
 }
 
 export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | undefined): EncodedWire {

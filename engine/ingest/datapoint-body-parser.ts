@@ -64,10 +64,13 @@ export interface DatapointScanOutcome {
   speculative?: { valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBodyView };
 }
 
+/** The bodies POST /timeseries/data takes: JSON, or an Arrow IPC stream (`application/vnd.apache.arrow.stream`). */
+export type DatapointBodyFormat = 'json' | 'arrow';
+
 /** The parse workers (workers/datapoint-pool.ts): bounded, refusing with OverloadedError past their queue. */
 export interface DatapointBodyParser {
   /** Phase 1: the body's shape, into `scratch`; with a speculation, encoded in the same task. */
-  scan(body: Uint8Array, scratch?: SharedArrayBuffer, speculation?: { hints: SeriesHints; output: SharedArrayBuffer }): Promise<DatapointScanOutcome>;
+  scan(body: Uint8Array, scratch?: SharedArrayBuffer, speculation?: { hints: SeriesHints; output: SharedArrayBuffer }, format?: DatapointBodyFormat): Promise<DatapointScanOutcome>;
   /** Phase 2: `scanned` is what scan returned for `body`; valueTypes and seriesIds run parallel to its items. */
   encode(body: Uint8Array, scanned: ScannedBodyView, valueTypes: (ValueType | null)[], seriesIds: (number | null)[], output?: SharedArrayBuffer): Promise<EncodedBodyView>;
   close(): Promise<void>;
@@ -75,10 +78,10 @@ export interface DatapointBodyParser {
 
 /** The workers' memory layout and hint keys, so ingest can lend them pooled memory of the right size. */
 export interface DatapointBodyLayout {
-  /** Bytes of scratch the scan needs for a body of this size. */
-  scanScratchBytes(bodyBytes: number): number;
-  /** Bytes of output a speculative encode needs for a body of this size. */
-  speculativeOutputBytes(bodyBytes: number): number;
+  /** Bytes of scratch the scan needs for a body of this size and format. */
+  scanScratchBytes(bodyBytes: number, format: DatapointBodyFormat): number;
+  /** Bytes of output a speculative encode needs for a body of this size and format. */
+  speculativeOutputBytes(bodyBytes: number, format: DatapointBodyFormat): number;
   /** Bytes of output an encode needs for these points and items. */
   encodeOutputBytes(pointCount: number, itemCount: number): number;
   /** An item's identifier as the workers key hints: the id when given, else the externalId. */

@@ -16,7 +16,7 @@ import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets } from '../meta/series-targets.ts';
 import { timed, type Metrics } from '../metrics.ts';
 import type { Quotas } from '../quotas/quotas.ts';
-import type { BodyScanProblem, BodyValueProblem, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
+import type { BodyScanProblem, BodyValueProblem, DatapointBodyFormat, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
 import type { TargetHints } from './target-hints.ts';
 
 export interface InsertDatapointsDeps {
@@ -39,6 +39,8 @@ export interface InsertDatapointsOptions {
   missingSeries?: 'insert-others' | 'reject';
   /** Points of the whole request, at most (CDF: 100 000); over it is a 400 and nothing is written. */
   pointsPerRequestMax?: number;
+  /** The body's format: JSON, or an Arrow IPC stream whose rows name their series. @default 'json' */
+  format?: DatapointBodyFormat;
 }
 
 /** `items[3].datapoints[7].value` (the workers' JSON path) as the API's field names: `items.3.datapoints.7.value`. */
@@ -85,13 +87,14 @@ export async function insertDatapoints(access: Access, rawBody: Uint8Array, deps
 async function insertDatapointsAnnounced(
   access: Access, rawBody: Uint8Array, deps: InsertDatapointsDeps, options: InsertDatapointsOptions, appended: (() => void) | undefined, slabs: Slab[],
 ): Promise<void> {
-  const scratch = deps.slabs.acquire(deps.layout.scanScratchBytes(rawBody.byteLength));
+  const format = options.format ?? 'json';
+  const scratch = deps.slabs.acquire(deps.layout.scanScratchBytes(rawBody.byteLength, format));
   slabs.push(scratch);
   // With what we last knew of this tenant's series, the worker encodes in the scan task too.
   const hints = deps.targetHints.hintsFor(access.tenant);
-  const guessed = hints ? deps.slabs.acquire(deps.layout.speculativeOutputBytes(rawBody.byteLength)) : undefined;
+  const guessed = hints ? deps.slabs.acquire(deps.layout.speculativeOutputBytes(rawBody.byteLength, format)) : undefined;
   if (guessed) slabs.push(guessed);
-  const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined);
+  const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined, format);
   if (scanned.errors.length > 0) throw new BadRequestError(`Invalid data point request: ${scanned.errors[0]?.message}`, scanProblems(scanned.errors));
   const pointsMax = options.pointsPerRequestMax;
   if (pointsMax !== undefined && scanned.pointCount > pointsMax) {

@@ -1,0 +1,530 @@
+// Phase 1 of POST /timeseries/data for an Arrow IPC stream body
+// (`Content-Type: application/vnd.apache.arrow.stream`): the rows of its record batches
+// grouped by series into the same ScannedBody columns the JSON scanners produce, so the encode
+// phase, the log and the insert are the ones JSON uses. apache-arrow reads the stream's
+// metadata and lays its columns as views over the body's own bytes (an 8-byte-aligned body is
+// never copied); nothing here makes an object per row: numbers are read from typed arrays,
+// int64 words are copied as two 32-bit halves (no BigInt), and a string value stays where it is
+// in the body (valueOffset and valueBytes point at its UTF-8 bytes, as they point at a JSON
+// string's contents).
+//
+// Columns (extra columns are ignored, such as a pandas index):
+// - `externalId`: utf8, large_utf8 or dictionary<int, utf8>; or `id`: any integer type, 1 to
+//   2^53-1. One of the two.
+// - `timestamp`: timestamp (s, ms, us or ns; a finer unit must hold whole milliseconds), date64,
+//   int64 or int32 of epoch milliseconds.
+// - `value`: float64, float32, any integer type but uint64 (exact for BIGINT series beyond
+//   2^53), utf8, large_utf8 or dictionary<int, utf8> (TEXT and MIXED series, and numeric
+//   strings as JSON allows them).
+// No nulls in these columns. Rows of one series keep their order, so a later row replaces an
+// earlier one at the same timestamp, as a later point of a JSON item does.
+
+import { RecordBatchReader, Type, type Data, type DataType, type Field, type RecordBatch, type Schema, type Vector } from 'apache-arrow';
+import { ColumnArena } from '../engine/memory/column-arena.ts';
+import { DATAPOINT_ERRORS_MAX, ID_MAX, ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
+import {
+  emptyScannedBody, isSeriesId, isTimestampMs, makeScannedItem, type ScanError, type ScannedBody, type ScannedItem,
+  VALUE_KIND_FLOAT64, VALUE_KIND_INT64, VALUE_KIND_STRING, VALUE_KIND_STRING_UTF8,
+} from './datapoint-body.ts';
+import { parseNumericText } from './number-text.ts';
+import { isStorableText } from './storable-text.ts';
+
+/** The smallest row an Arrow body can hold: a one-byte dictionary index, an 8-byte timestamp, an 8-byte value. */
+export const ARROW_ROW_BYTES_MIN = 17;
+
+function rowCapacity(bodyBytes: number): number {
+  return Math.floor(bodyBytes / ARROW_ROW_BYTES_MIN) + 1;
+}
+
+/** Bytes of scratch that hold the columns of any Arrow body of this size. */
+export function scanArrowScratchBytes(bodyBytes: number): number {
+  const capacity = rowCapacity(bodyBytes);
+  return ColumnArena.bytesFor([capacity * 8, capacity * 8, capacity * 4, capacity * 4, capacity, capacity * 4]);
+}
+
+/** A body that cannot be read: its one error. */
+class StreamError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+const SHAPE = 'send an Arrow IPC stream with columns externalId (utf8, or dictionary of utf8) or id (int64), timestamp (timestamp[ms] or int64 epoch milliseconds) and value (float64; int64 for BIGINT series; utf8 for TEXT)';
+
+/**
+ * Scans an Arrow IPC stream body into items (one per distinct series, in order of first
+ * appearance) and point columns grouped by item. Never throws on bad input: problems come back
+ * in `errors`, worded with the row (counted from 0 over the whole stream) and the column.
+ */
+export function scanArrowBody(body: Uint8Array, scratch?: SharedArrayBuffer): ScannedBody {
+  try {
+    return new ArrowScanner(body, scratch).scan();
+  } catch (error) {
+    if (error instanceof StreamError) return emptyScannedBody([{ field: error.field, message: error.message }], 'arrow');
+    const detail = error instanceof Error ? error.message : String(error);
+    return emptyScannedBody([{ field: 'body', message: `The body is not a readable Arrow IPC stream (${detail}); ${SHAPE}.` }], 'arrow');
+  }
+}
+
+/** The columns a scan needs, by name. */
+interface Columns {
+  idField: Field;
+  timestampField: Field;
+  valueField: Field;
+}
+
+function describe(type: DataType): string {
+  return String(type);
+}
+
+function findColumns(schema: Schema): Columns {
+  const byName = new Map(schema.fields.map((f) => [f.name, f]));
+  const externalId = byName.get('externalId');
+  const id = byName.get('id');
+  if (externalId && id) throw new StreamError('id', 'The stream has both an id and an externalId column; name each row\'s series by one of them.');
+  const idField = externalId ?? id;
+  if (!idField) throw new StreamError('externalId', `The stream has no externalId or id column; ${SHAPE}.`);
+  const timestampField = byName.get('timestamp');
+  if (!timestampField) throw new StreamError('timestamp', `The stream has no timestamp column; ${SHAPE}.`);
+  const valueField = byName.get('value');
+  if (!valueField) throw new StreamError('value', `The stream has no value column; ${SHAPE}.`);
+  if (idField.name === 'externalId' && !isText(idField.type)) throw new StreamError('externalId', `externalId is ${describe(idField.type)}; it must be utf8, large_utf8 or a dictionary of utf8.`);
+  if (idField.name === 'id' && !isInteger(idField.type)) throw new StreamError('id', `id is ${describe(idField.type)}; it must be an integer type (int64).`);
+  const t = timestampField.type;
+  if (!(t.typeId === Type.Timestamp || (t.typeId === Type.Date && param(t, 'unit') === 1) || (t.typeId === Type.Int && param(t, 'bitWidth') >= 32 && param(t, 'isSigned')))) {
+    throw new StreamError('timestamp', `timestamp is ${describe(t)}; it must be timestamp (s, ms, us or ns), date64, int64 or int32 of epoch milliseconds.`);
+  }
+  const v = valueField.type;
+  const numeric = v.typeId === Type.Float ? param(v, 'precision') >= 1 : isInteger(v) && !(param(v, 'bitWidth') === 64 && !param(v, 'isSigned'));
+  if (!numeric && !isText(v)) throw new StreamError('value', `value is ${describe(v)}; it must be float64, float32, an integer type (int64 for BIGINT; not uint64), utf8 or a dictionary of utf8.`);
+  return { idField, timestampField, valueField };
+}
+
+/** A type's parameter (bitWidth, isSigned, precision, unit), which DataType's own typing does not show. */
+function param(type: DataType, key: 'bitWidth' | 'isSigned' | 'precision' | 'unit'): number {
+  return Number((type as unknown as Record<string, number | boolean>)[key]);
+}
+
+function isInteger(type: DataType): boolean {
+  return type.typeId === Type.Int;
+}
+
+function isText(type: DataType): boolean {
+  if (type.typeId === Type.Utf8 || type.typeId === Type.LargeUtf8) return true;
+  if (type.typeId !== Type.Dictionary) return false;
+  const dictionary = (type as unknown as { dictionary: DataType }).dictionary;
+  return dictionary.typeId === Type.Utf8 || dictionary.typeId === Type.LargeUtf8;
+}
+
+/** A column chunk's 64-bit words as int32 halves (little-endian: low word first). */
+function words(data: Data): Int32Array {
+  const values = data.values as ArrayBufferView;
+  return new Int32Array(values.buffer, values.byteOffset, values.byteLength >>> 2);
+}
+
+/** Whether row `i` of a chunk is null. */
+function isNull(data: Data, i: number): boolean {
+  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
+  const bit = data.offset + i;
+  return ((data.nullBitmap[bit >>> 3] as number) & (1 << (bit & 7))) === 0;
+}
+
+/** Where the strings of a utf8 chunk lie in the body: offsets, their data, how far they may reach. */
+interface TextChunk {
+  /** Start of string k: offsets[k] (large_utf8: the low word of offsets64[2k]). */
+  offsets: Int32Array;
+  /** 2 for large_utf8 (64-bit offsets read by their low word), else 1. */
+  stride: number;
+  /** Byte offset of the chunk's data in the body. */
+  dataAt: number;
+  dataBytes: number;
+}
+
+class ArrowScanner {
+  private readonly errors: ScanError[] = [];
+  /** Body offset of the aligned copy's first byte: views into it are placed relative to this. */
+  private readonly base: Uint8Array;
+  private readonly items: ScannedItem[] = [];
+  private readonly itemByExternalId = new Map<string, number>();
+  private readonly itemById = new Map<number, number>();
+
+  constructor(private readonly body: Uint8Array, private readonly scratch?: SharedArrayBuffer) {
+    // apache-arrow views an 8-byte-aligned body in place; otherwise it copies each buffer, and
+    // string offsets into those copies would not be offsets into the body. One aligned copy of
+    // the whole body keeps every offset the body's.
+    this.base = body.byteOffset % 8 === 0 ? body : new Uint8Array(body);
+  }
+
+  scan(): ScannedBody {
+    if (this.body.byteLength === 0) throw new StreamError('body', `The body is empty; ${SHAPE}.`);
+    const reader = RecordBatchReader.from(this.base).open();
+    // Read before the batches: a reader that reaches the end lets its schema go.
+    const schema = reader.schema as Schema | undefined;
+    if (!schema) throw new StreamError('body', `The body holds no Arrow schema; ${SHAPE}.`);
+    const columns = findColumns(schema);
+    const batches: RecordBatch[] = [];
+    let rowCount = 0;
+    for (const batch of reader) {
+      batches.push(batch);
+      rowCount += batch.numRows;
+    }
+    if (rowCount === 0) throw new StreamError('body', `The stream holds no rows; send at least one data point.`);
+    // Pass 1: each row's item, counted per item.
+    const itemOfRow = new Int32Array(rowCount);
+    let row = 0;
+    for (const batch of batches) {
+      this.assignItems(batch.getChild(columns.idField.name) as Vector, itemOfRow, row);
+      row += batch.numRows;
+    }
+    if (this.items.length > ITEMS_PER_REQUEST_MAX) {
+      throw new StreamError('externalId', `The stream names ${this.items.length} series; send 1 to ${ITEMS_PER_REQUEST_MAX} per request (split the batch).`);
+    }
+    if (this.errors.length > 0) return emptyScannedBody(this.errors, 'arrow');
+    const counts = new Uint32Array(this.items.length);
+    for (let r = 0; r < rowCount; r++) counts[itemOfRow[r] as number]! += 1;
+    const next = new Uint32Array(this.items.length);
+    let start = 0;
+    for (let k = 0; k < this.items.length; k++) {
+      const item = this.items[k] as ScannedItem;
+      item.pointStart = next[k] = start;
+      item.pointCount = counts[k] as number;
+      start += item.pointCount;
+    }
+    // Pass 2: every row's timestamp and value, at its place in its item's run.
+    const arena = new ColumnArena(this.scratch, { zero: false });
+    const out: ScannedBody = {
+      items: this.items, pointCount: rowCount,
+      timestampMs: arena.float64(rowCount), valueKind: arena.uint8(rowCount), numberValue: arena.float64(rowCount),
+      valueOffset: arena.uint32(rowCount), valueBytes: arena.uint32(rowCount), rowIndex: arena.uint32(rowCount),
+      errors: this.errors, scanner: 'arrow',
+    };
+    const place = new Uint32Array(rowCount);
+    for (let r = 0; r < rowCount; r++) {
+      const k = itemOfRow[r] as number;
+      const at = (next[k] as number);
+      next[k] = at + 1;
+      place[r] = at;
+      (out.rowIndex as Uint32Array)[at] = r;
+    }
+    row = 0;
+    for (const batch of batches) {
+      this.readTimestamps(batch.getChild(columns.timestampField.name) as Vector, place, row, out.timestampMs);
+      this.readValues(batch.getChild(columns.valueField.name) as Vector, place, row, out);
+      row += batch.numRows;
+    }
+    if (this.errors.length > 0) return emptyScannedBody(this.errors, 'arrow');
+    return out;
+  }
+
+  private fail(row: number, column: string, message: string): void {
+    if (this.errors.length < DATAPOINT_ERRORS_MAX) this.errors.push({ field: `rows[${row}].${column}`, message: `rows[${row}].${column} ${message}` });
+  }
+
+  private newItem(id: number | undefined, externalId: string | undefined): number {
+    this.items.push(makeScannedItem(id, externalId, 0, 0));
+    return this.items.length - 1;
+  }
+
+  private itemOfExternalId(text: string, row: number): number {
+    let k = this.itemByExternalId.get(text);
+    if (k === undefined) {
+      if (text.length === 0) {
+        this.fail(row, 'externalId', 'is empty; a series\' externalId is a non-empty string.');
+        return 0;
+      }
+      if (!isStorableText(text)) {
+        this.fail(row, 'externalId', 'holds a NUL character (U+0000) or invalid text; no time series can have that externalId.');
+        return 0;
+      }
+      this.itemByExternalId.set(text, (k = this.newItem(undefined, text)));
+    }
+    return k;
+  }
+
+  private assignItems(vector: Vector, itemOfRow: Int32Array, firstRow: number): void {
+    let row = firstRow;
+    for (const data of vector.data) {
+      if (data.type.typeId === Type.Int) this.assignIds(data, itemOfRow, row);
+      else if (data.type.typeId === Type.Dictionary) this.assignDictionaryIds(data, itemOfRow, row);
+      else this.assignTextIds(data, itemOfRow, row);
+      row += data.length;
+    }
+  }
+
+  private assignIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
+    const wide = param(data.type, 'bitWidth') === 64;
+    const unsigned = !param(data.type, 'isSigned');
+    const halves = wide ? words(data) : undefined;
+    const values = data.values as ArrayLike<number>;
+    checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'id');
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'id', 'is null; name every row\'s series.');
+        continue;
+      }
+      const at = data.offset + i;
+      const id = halves ? int64Number(halves, at, unsigned) : (values[at] as number);
+      if (!isSeriesId(id)) {
+        this.fail(row, 'id', `must be an integer from 1 to ${ID_MAX}.`);
+        continue;
+      }
+      let k = this.itemById.get(id);
+      if (k === undefined) this.itemById.set(id, (k = this.newItem(id, undefined)));
+      itemOfRow[row] = k;
+    }
+  }
+
+  private assignDictionaryIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
+    const dictionary = data.dictionary as Vector;
+    // Each dictionary entry's item, found once per entry rather than once per row.
+    const entryItem = new Int32Array(dictionary.length).fill(-1);
+    const texts = this.textChunks(dictionary, 'externalId');
+    const indexes = data.values as ArrayLike<number>;
+    const wide = (data.type as unknown as { indices: { bitWidth: number } }).indices.bitWidth === 64;
+    const halves = wide ? words(data) : undefined;
+    checkLength(wide ? (halves as Int32Array).length / 2 : indexes.length, data, 'externalId');
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'externalId', 'is null; name every row\'s series.');
+        continue;
+      }
+      const at = data.offset + i;
+      const entry = halves ? int64Number(halves, at, false) : (indexes[at] as number);
+      if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].externalId`, `rows[${row}].externalId is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
+      let k = entryItem[entry] as number;
+      if (k < 0) entryItem[entry] = k = this.itemOfExternalId(this.entryText(texts, entry, row), row);
+      itemOfRow[row] = k;
+    }
+  }
+
+  private assignTextIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
+    const chunk = this.textChunk(data, 'externalId');
+    let lastStart = -1;
+    let lastEnd = -1;
+    let lastItem = -1;
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'externalId', 'is null; name every row\'s series.');
+        continue;
+      }
+      const [start, end] = textBounds(chunk, data.offset + i, row, 'externalId');
+      // Rows of one series usually come together: the same bytes as the row before are the
+      // same series, without decoding them again.
+      if (lastItem >= 0 && end - start === lastEnd - lastStart && sameBytes(this.body, start, lastStart, end - start)) {
+        itemOfRow[row] = lastItem;
+        continue;
+      }
+      lastItem = itemOfRow[row] = this.itemOfExternalId(utf8.decode(this.body.subarray(start, end)), row);
+      lastStart = start;
+      lastEnd = end;
+    }
+  }
+
+  private readTimestamps(vector: Vector, place: Uint32Array, firstRow: number, out: Float64Array): void {
+    let row = firstRow;
+    for (const data of vector.data) {
+      const type = data.type;
+      // Milliseconds per unit, or units per millisecond as a negative divisor.
+      let scale = 1;
+      if (type.typeId === Type.Timestamp) scale = [1000, 1, -1000, -1_000_000][param(type, 'unit')] as number;
+      const wide = !(type.typeId === Type.Int && param(type, 'bitWidth') === 32);
+      const halves = wide ? words(data) : undefined;
+      const values = data.values as ArrayLike<number>;
+      checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'timestamp');
+      for (let i = 0; i < data.length; i++, row++) {
+        if (isNull(data, i)) {
+          this.fail(row, 'timestamp', 'is null; every data point has a timestamp.');
+          continue;
+        }
+        const at = data.offset + i;
+        const ms = halves ? int64Millis(halves, at, scale) : (values[at] as number);
+        if (!isTimestampMs(ms)) {
+          this.fail(row, 'timestamp', `must be a whole number of epoch milliseconds from ${TIMESTAMP_MS_MIN} to ${TIMESTAMP_MS_MAX}${scale < 0 ? ' (a finer unit must hold whole milliseconds)' : ''}.`);
+          continue;
+        }
+        out[place[row] as number] = ms;
+      }
+    }
+  }
+
+  private readValues(vector: Vector, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+    let row = firstRow;
+    const valueWords = new Int32Array(out.numberValue.buffer, out.numberValue.byteOffset, out.numberValue.length * 2);
+    for (const data of vector.data) {
+      const typeId = data.type.typeId;
+      if (typeId === Type.Float) this.readFloats(data, place, row, out);
+      else if (typeId === Type.Int) this.readIntegers(data, place, row, out, valueWords);
+      else this.readTexts(data, place, row, out);
+      row += data.length;
+    }
+  }
+
+  private readFloats(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+    const values = data.values as Float64Array | Float32Array | Uint16Array;
+    checkLength(values.length, data, 'value');
+    if (param(data.type, 'precision') === 0) throw new StreamError('value', 'value is float16; send float32 or float64.');
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'value', 'is null; every data point has a value.');
+        continue;
+      }
+      const at = place[row] as number;
+      out.valueKind[at] = VALUE_KIND_FLOAT64;
+      out.numberValue[at] = values[data.offset + i] as number;
+      out.valueOffset[at] = 0;
+      out.valueBytes[at] = 0;
+    }
+  }
+
+  private readIntegers(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody, valueWords: Int32Array): void {
+    const wide = param(data.type, 'bitWidth') === 64;
+    const halves = wide ? words(data) : undefined;
+    const values = data.values as ArrayLike<number>;
+    checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'value');
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'value', 'is null; every data point has a value.');
+        continue;
+      }
+      const at = place[row] as number;
+      const from = data.offset + i;
+      out.valueKind[at] = VALUE_KIND_INT64;
+      out.valueOffset[at] = 0;
+      out.valueBytes[at] = 0;
+      // The value's 64 bits in numberValue's place, as two words (datapoint-body.ts says how it is read).
+      if (halves) {
+        valueWords[at * 2] = halves[from * 2] as number;
+        valueWords[at * 2 + 1] = halves[from * 2 + 1] as number;
+      } else {
+        const v = values[from] as number;
+        valueWords[at * 2] = v | 0;
+        valueWords[at * 2 + 1] = v < 0 ? -1 : 0;
+      }
+    }
+  }
+
+  private readTexts(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+    const dictionary = data.type.typeId === Type.Dictionary ? (data.dictionary as Vector) : undefined;
+    const chunk = dictionary ? undefined : this.textChunk(data, 'value');
+    const texts = dictionary ? this.textChunks(dictionary, 'value') : undefined;
+    const indexes = data.values as ArrayLike<number>;
+    if (dictionary) checkLength(indexes.length, data, 'value');
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) {
+        this.fail(row, 'value', 'is null; every data point has a value.');
+        continue;
+      }
+      let start: number;
+      let end: number;
+      if (texts && dictionary) {
+        const entry = indexes[data.offset + i] as number;
+        if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].value`, `rows[${row}].value is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
+        [start, end] = this.entryBounds(texts, entry, row, 'value');
+      } else {
+        [start, end] = textBounds(chunk as TextChunk, data.offset + i, row, 'value');
+      }
+      const at = place[row] as number;
+      out.valueOffset[at] = start;
+      out.valueBytes[at] = end - start;
+      if (isPrintableAscii(this.body, start, end)) {
+        out.valueKind[at] = VALUE_KIND_STRING;
+        out.numberValue[at] = parseNumericText(this.body, start, end);
+      } else {
+        out.valueKind[at] = VALUE_KIND_STRING_UTF8;
+        out.numberValue[at] = Number.NaN;
+      }
+    }
+  }
+
+  /** A utf8 chunk's strings as places in the body. */
+  private textChunk(data: Data, column: string): TextChunk {
+    const values = data.values as Uint8Array;
+    const offsets = data.valueOffsets as unknown as ArrayBufferView | undefined;
+    if (!offsets) throw new StreamError(column, `${column} has no string offsets; the stream is malformed.`);
+    if (values.buffer !== this.base.buffer) throw new StreamError(column, `${column}'s strings are not in the body as sent (compressed buffers are not accepted); write the stream uncompressed.`);
+    const stride = data.type.typeId === Type.LargeUtf8 ? 2 : 1;
+    const chunk = { offsets: new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength >>> 2), stride, dataAt: values.byteOffset - this.base.byteOffset, dataBytes: values.byteLength };
+    if (chunk.offsets.length < (data.offset + data.length + 1) * stride) throw new StreamError(column, `${column} has fewer string offsets than rows; the stream is malformed.`);
+    return chunk;
+  }
+
+  private textChunks(dictionary: Vector, column: string): { chunks: TextChunk[]; ends: number[] } {
+    const chunks: TextChunk[] = [];
+    const ends: number[] = [];
+    let end = 0;
+    for (const data of dictionary.data) {
+      chunks.push(this.textChunk(data, column));
+      ends.push((end += data.length));
+    }
+    return { chunks, ends };
+  }
+
+  private entryBounds(texts: { chunks: TextChunk[]; ends: number[] }, entry: number, row: number, column: string): [number, number] {
+    let c = 0;
+    while (entry >= (texts.ends[c] as number)) c++;
+    const first = c === 0 ? 0 : (texts.ends[c - 1] as number);
+    const chunk = texts.chunks[c] as TextChunk;
+    return textBounds(chunk, entry - first, row, column);
+  }
+
+  private entryText(texts: { chunks: TextChunk[]; ends: number[] }, entry: number, row: number): string {
+    const [start, end] = this.entryBounds(texts, entry, row, 'externalId');
+    return utf8.decode(this.body.subarray(start, end));
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function checkLength(available: number, data: Data, column: string): void {
+  if (available < data.offset + data.length) throw new StreamError(column, `${column} holds fewer values than its batch has rows; the stream is malformed.`);
+}
+
+/** String k of a chunk as [start, end) in the body, checked against the chunk's data. */
+function textBounds(chunk: TextChunk, k: number, row: number, column: string): [number, number] {
+  const from = chunk.offsets[k * chunk.stride] as number;
+  const to = chunk.offsets[(k + 1) * chunk.stride] as number;
+  if (!(from >= 0 && to >= from && to <= chunk.dataBytes)) throw new StreamError(`rows[${row}].${column}`, `rows[${row}].${column} has string offsets outside its data; the stream is malformed.`);
+  return [chunk.dataAt + from, chunk.dataAt + to];
+}
+
+function sameBytes(b: Uint8Array, a: number, c: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}
+
+function isPrintableAscii(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i] as number;
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+/** Entry `at` of 64-bit words as a number (exact below 2^53; beyond, any value past the caps). */
+function int64Number(halves: Int32Array, at: number, unsigned: boolean): number {
+  const lo = (halves[at * 2] as number) >>> 0;
+  const hi = halves[at * 2 + 1] as number;
+  return (unsigned ? hi >>> 0 : hi) * 4_294_967_296 + lo;
+}
+
+/**
+ * Entry `at` of 64-bit words in milliseconds: times `scale` when positive, divided by -scale
+ * when negative, exactly (NaN when it is not whole). The high word is divided first, so the
+ * rest (below -scale x 2^32, under 2^53) and the quotient stay exact as doubles.
+ */
+function int64Millis(halves: Int32Array, at: number, scale: number): number {
+  const lo = (halves[at * 2] as number) >>> 0;
+  const hi = halves[at * 2 + 1] as number;
+  if (scale > 0) return (hi * 4_294_967_296 + lo) * scale;
+  const divisor = -scale;
+  const highQuotient = Math.floor(hi / divisor);
+  const rest = (hi - highQuotient * divisor) * 4_294_967_296 + lo;
+  if (rest % divisor !== 0) return Number.NaN;
+  return highQuotient * 4_294_967_296 + rest / divisor;
+}
