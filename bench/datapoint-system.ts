@@ -24,6 +24,8 @@ export interface DatapointSystem {
   prepare(workload: Workload): Promise<void>;
   ingestTarget(): { path: string; headers: Record<string, string>; expectStatus: number };
   ingestBody(workload: Workload, series: number, firstPointIndex: number, pointCount: number): Buffer;
+  /** Systems with an Arrow route (ours): one request of these slices as Arrow, with its own headers. */
+  arrowIngestRequest?(workload: Workload, items: WriteItem[]): { body: Buffer; pointCount: number; headers: Record<string, string> };
   /**
    * After the last acknowledgement: whatever makes every point readable and the system's
    * own background work on them current (VictoriaMetrics: a flush; ours: the rollup fold).

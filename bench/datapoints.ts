@@ -3,7 +3,8 @@
 // runs after warm-up, every answer checked against the workload's own computation.
 import { runIngest, type IngestFigures, type IngestRequest } from './load.ts';
 import { diskBytes } from './proc-stats.ts';
-import type { DatapointSystem } from './datapoint-system.ts';
+import type { DatapointSystem, SystemProcess, WriteItem } from './datapoint-system.ts';
+import { UnexpectedAnswerError } from './http-client.ts';
 import { checkAnswer, PEER_TOLERANCE, QUERY_LABELS, type QueryName } from './queries.ts';
 import type { Figure, Metric, SuiteResult, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
@@ -53,23 +54,22 @@ export interface SystemRun {
   diskNote?: string;
   /** What afterIngest did, when it says. */
   afterIngestNote?: string;
+  /** A load in turns (arrowHalf): each turn's own figures. */
+  turns?: { label: string; figures: IngestFigures }[];
+  /** The points whose acknowledgement ingest.markSeconds timed (the workload's markPointCount). */
+  markPointCount?: number;
   error?: string;
   ingestNote: string;
 }
 
 export async function runDatapointSystem(target: DatapointSystem, workload: Workload, opts: { settleSecondsMax: number; log: (line: string) => void; alternateQueries?: () => void; varied?: { size: VariedSize; seed: number } }): Promise<SystemRun> {
   const { log } = opts;
-  const run: SystemRun = { system: target.system, queries: {}, varied: {}, ingestNote: target.ingestNote };
+  const run: SystemRun = { system: target.system, queries: {}, varied: {}, ingestNote: target.ingestNote, ...(workload.size.markPointCount ? { markPointCount: workload.size.markPointCount } : {}) };
   try {
     const proc = await target.start();
     log(`${target.system}: started at ${proc.url} (pid ${proc.mainPid})`);
     await target.prepare(workload);
-    log(`${target.system}: building ${workload.requests().length} request bodies`);
-    const requests: IngestRequest[] = workload.requests().map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
-    const ingestTarget = target.ingestTarget();
-    log(`${target.system}: ingesting ${workload.pointCount} points`);
-    run.ingest = await runIngest({ url: proc.url, ...ingestTarget, requests, senderCount: workload.size.senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid });
-    requests.length = 0;
+    run.ingest = await datapointsIngest(target, proc, workload, run, log);
     log(`${target.system}: ${Math.round(run.ingest.pointsPerSecond)} points/s, ${run.ingest.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points`);
     run.afterIngestNote = await target.afterIngest();
     if (run.afterIngestNote) log(`${target.system}: ${run.afterIngestNote}`);
@@ -110,6 +110,64 @@ export async function runDatapointSystem(target: DatapointSystem, workload: Work
   return run;
 }
 
+/**
+ * The bulk load, timed: in one go, or (arrowHalf) in two turns built and sent one after the
+ * other (a large load's bodies whole would not fit beside the systems), their figures summed.
+ */
+async function datapointsIngest(target: DatapointSystem, proc: SystemProcess, workload: Workload, run: SystemRun, log: (line: string) => void): Promise<IngestFigures> {
+  const ingestTarget = target.ingestTarget();
+  const bulk = (series: (s: number) => boolean): IngestRequest[] => workload.requests().filter(([s]) => series(s)).map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
+  const send = async (requests: IngestRequest[], markPointCount?: number) => {
+    log(`${target.system}: ingesting ${requests.reduce((sum, r) => sum + r.pointCount, 0)} points in ${requests.length} requests`);
+    return runIngest({ url: proc.url, ...ingestTarget, requests, senderCount: workload.size.senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid, ...(markPointCount ? { markPointCount } : {}) });
+  };
+  const half = workload.size.arrowHalf;
+  if (!half) return send(bulk(() => true), workload.size.markPointCount);
+  const middle = Math.floor(workload.size.seriesCount / 2);
+  const first = await send(bulk((s) => s < middle), workload.size.markPointCount);
+  run.turns = [{ label: `first half (${middle} series) as ${target.ingestNote}`, figures: first }];
+  const arrow = target.arrowIngestRequest?.bind(target);
+  let second: IngestFigures | undefined;
+  if (arrow) {
+    const requests: IngestRequest[] = [];
+    for (let group = middle; group < workload.size.seriesCount; group += half.seriesPerRequest) {
+      for (let from = 0; from < workload.size.pointsPerSeries; from += half.pointsPerItem) {
+        const items: WriteItem[] = [];
+        for (let s = group; s < Math.min(group + half.seriesPerRequest, workload.size.seriesCount); s++) items.push({ externalId: workload.externalId(s), gen: s, first: from, count: Math.min(half.pointsPerItem, workload.size.pointsPerSeries - from) });
+        requests.push(arrow(workload, items));
+      }
+    }
+    try {
+      second = await send(requests);
+      run.turns.push({ label: `second half as Arrow, ${half.seriesPerRequest} series x ${half.pointsPerItem} points a request`, figures: second });
+    } catch (error) {
+      // A build without the Arrow route refuses every request alike (415): nothing was written.
+      if (!(error instanceof UnexpectedAnswerError && error.answer.status === 415)) throw error;
+      log(`${target.system}: Arrow not supported by this build (415); the second half as the first`);
+    }
+  }
+  if (!second) {
+    second = await send(bulk((s) => s >= middle));
+    run.turns.push({ label: `second half as the first${arrow ? ' (Arrow not supported by this build: 415)' : ''}`, figures: second });
+  }
+  return sumIngestFigures(first, second);
+}
+
+/** Two turns' figures as one load: counts, times and CPU summed, peaks the larger, ack latency the first turn's. */
+function sumIngestFigures(a: IngestFigures, b: IngestFigures): IngestFigures {
+  const pointCount = a.pointCount + b.pointCount;
+  const elapsedSeconds = a.elapsedSeconds + b.elapsedSeconds;
+  const cpuSeconds = a.cpuSeconds + b.cpuSeconds;
+  return {
+    pointCount, elapsedSeconds, pointsPerSecond: pointCount / elapsedSeconds, cpuSeconds, cpuSecondsPerMillionPoints: cpuSeconds / (pointCount / 1e6),
+    ackP50Ms: a.ackP50Ms, ackP99Ms: a.ackP99Ms,
+    peakRssBytes: Math.max(a.peakRssBytes, b.peakRssBytes), treeRssPeakBytes: Math.max(a.treeRssPeakBytes, b.treeRssPeakBytes),
+    treeRssAnonPeakBytes: Math.max(a.treeRssAnonPeakBytes, b.treeRssAnonPeakBytes), treeRssFilePeakBytes: Math.max(a.treeRssFilePeakBytes, b.treeRssFilePeakBytes),
+    bodyBytes: a.bodyBytes + b.bodyBytes, treeCpuAtEndSeconds: b.treeCpuAtEndSeconds,
+    ...(a.markSeconds !== undefined ? { markSeconds: a.markSeconds } : {}),
+  };
+}
+
 async function datapointsTimeQuery(target: DatapointSystem, workload: Workload, name: QueryName, tolerance: number | undefined) {
   let problem: string | undefined;
   const samples: number[] = [];
@@ -137,6 +195,9 @@ export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Me
     metric('ingest-cpu', 'CPU per M points', 'CPU s', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).cpuSecondsPerMillionPoints }),
     metric('ingest-ack', 'ack latency p50', 'ms', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).ackP50Ms, p99: (ingest(r) as IngestFigures).ackP99Ms }),
     metric('peak-rss', 'peak RSS', 'MiB', 'lower', BULK_TARGETS.peakRss, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).peakRssBytes / 2 ** 20, note: `process tree peak ${((ingest(r) as IngestFigures).treeRssPeakBytes / 2 ** 20).toFixed(0)} MiB` }),
+    metric('peak-rss-anon', 'peak RSS of the process tree, anonymous (RssAnon)', 'MiB', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).treeRssAnonPeakBytes / 2 ** 20 }),
+    metric('peak-rss-file', 'peak RSS of the process tree, file-backed (RssFile)', 'MiB', 'lower', undefined, (r) => ingest(r) && { value: (ingest(r) as IngestFigures).treeRssFilePeakBytes / 2 ** 20 }),
+    ...turnMetrics(runs, metric),
     metric('disk', 'on disk', 'bytes/point', 'lower', BULK_TARGETS.disk, (r) => (r.diskBytes !== undefined && r.ingest ? { value: r.diskBytes / r.ingest.pointCount, ...(r.diskBytesAfterIngest !== undefined ? { note: `${(r.diskBytesAfterIngest / r.ingest.pointCount).toFixed(2)} bytes/point right after ingest` } : {}) } : undefined)),
     ...(Object.keys(QUERY_LABELS) as QueryName[]).map((name) => metric(name, QUERY_LABELS[name], 'ms', 'lower', QUERY_TARGETS[name], (r) => {
       const q = r.queries[name];
@@ -159,6 +220,29 @@ export function datapointMetrics(runs: SystemRun[], variedSize?: VariedSize): Me
       ];
     }) : []),
   ];
+}
+
+type MetricOf = (key: string, label: string, unit: string, better: Metric['better'], target: Target | undefined, pick: (r: SystemRun) => Figure | undefined) => Metric;
+
+/** A load in turns or with a mark (size large): each turn's rate, and the first stretch's rate against the whole. */
+function turnMetrics(runs: SystemRun[], metric: MetricOf): Metric[] {
+  const out: Metric[] = [];
+  const marked = runs.find((r) => r.ingest?.markSeconds !== undefined);
+  if (marked) {
+    const markRate = (r: SystemRun) => (r.ingest?.markSeconds !== undefined && r.markPointCount ? r.markPointCount / r.ingest.markSeconds : undefined);
+    out.push(
+      metric('ingest-rate-first', `ingest, the first ${marked.markPointCount ?? 0} points`, 'points/s', 'higher', undefined, (r) => { const v = markRate(r); return v === undefined ? undefined : { value: v }; }),
+      metric('ingest-rate-vs-first', 'ingest rate over the whole load / over its first stretch', 'x', 'higher', undefined, (r) => { const v = markRate(r); return v === undefined || !r.ingest ? undefined : { value: r.ingest.pointsPerSecond / v }; }),
+    );
+  }
+  const turnCount = Math.max(0, ...runs.map((r) => r.turns?.length ?? 0));
+  for (let k = 0; k < turnCount; k++) {
+    out.push(metric(`ingest-rate-turn-${k + 1}`, `ingest, turn ${k + 1} of ${turnCount}`, 'points/s', 'higher', undefined, (r) => {
+      const turn = r.turns?.[k];
+      return turn && { value: turn.figures.pointsPerSecond, note: `${turn.label}: ${turn.figures.pointCount} points, ${turn.figures.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points, ack p50 ${turn.figures.ackP50Ms.toFixed(1)} ms, p99 ${turn.figures.ackP99Ms.toFixed(1)} ms` };
+    }));
+  }
+  return out;
 }
 
 /** The varied queries and the load rows of a run, beside the bulk rows and Q1-Q4. */

@@ -12,7 +12,7 @@ import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
 import { checkVaried, timeVaried, VariedPicker, type VariedQuery, type VariedSummary } from './varied.ts';
-import { Workload } from './workload.ts';
+import { SPACING_MS, Workload } from './workload.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -70,7 +70,7 @@ export interface OneTenantRun {
 /** The plant's series and the workloads behind them, from the load plan. */
 export class OneTenantPlan {
   readonly gatewayWorkload: Workload;
-  /** The written series' history: 12 h (tiny 2 h) ending a day before the gateway's points start. */
+  /** The written series' history: as long as the base set's series, whole days before the gateway's points start. */
   readonly history: Workload;
 
   constructor(readonly plan: LoadPlan) {
@@ -79,7 +79,8 @@ export class OneTenantPlan {
     const sized = (seriesCount: number, pointsPerSeries: number) => ({ seriesCount, pointsPerSeries, requestPoints: pointsPerSeries, senderCount: 1, warmupCount: 0, runCount: 0 });
     const nowMs = plan.base.startMs + 2 * DAY_MS;
     this.gatewayWorkload = new Workload(sized(g.seriesCount, o.pacedPointsPerSeries + o.flatOutPointsPerSeries), nowMs);
-    this.history = new Workload(sized(o.writtenSeriesCount, plan.size.base.pointsPerSeries), nowMs - DAY_MS);
+    const daysBack = Math.ceil((plan.size.base.pointsPerSeries * SPACING_MS) / DAY_MS);
+    this.history = new Workload(sized(o.writtenSeriesCount, plan.size.base.pointsPerSeries), nowMs - daysBack * DAY_MS);
     if (o.pacedPointsPerSeries % g.pointsPerItem !== 0 || o.flatOutPointsPerSeries % g.pointsPerItem !== 0) throw new Error('one tenant: each phase must be whole steps of pointsPerItem');
   }
 
@@ -160,11 +161,11 @@ export async function oneTenantRows(target: LoadSystem, proc: SystemProcess, one
     const o = plan.size.oneTenant;
     const pacedSteps = o.pacedPointsPerSeries / g.pointsPerItem;
     run.paced = await oneTenantPhase(target, proc, one.requests(target, 0, pacedSteps), { query, pickers, everyMs: plan.size.queryEveryMs, tolerance, connectionCount: g.connectionCount, pace: { ratePointsPerSecond: o.pacedPointsPerSecond } });
-    log(`paced ${Math.round(run.paced.ingest?.pointsPerSecond ?? 0)} points/s (asked ${o.pacedPointsPerSecond}); V1 (a) p99 ${run.paced.base?.p99Ms.toFixed(2)} ms, (b) p99 ${run.paced.written?.p99Ms.toFixed(2)} ms`);
+    log(`paced ${Math.round(run.paced.ingest?.pointsPerSecond ?? 0)} points/s (asked ${o.pacedPointsPerSecond}); V1 (a) p99 ${run.paced.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.paced.written?.p99Ms.toFixed(2) ?? '-'} ms`);
     const note = await target.afterIngest(afterIngest);
     if (note) run.afterPacedNote = note;
     run.flatOut = await oneTenantPhase(target, proc, one.requests(target, pacedSteps, pacedSteps + o.flatOutPointsPerSeries / g.pointsPerItem), { query, pickers, everyMs: plan.size.queryEveryMs, tolerance, connectionCount: g.connectionCount });
-    log(`flat out ${Math.round(run.flatOut.ingest?.pointsPerSecond ?? 0)} points/s; V1 (a) p99 ${run.flatOut.base?.p99Ms.toFixed(2)} ms, (b) p99 ${run.flatOut.written?.p99Ms.toFixed(2)} ms`);
+    log(`flat out ${Math.round(run.flatOut.ingest?.pointsPerSecond ?? 0)} points/s; V1 (a) p99 ${run.flatOut.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.flatOut.written?.p99Ms.toFixed(2) ?? '-'} ms`);
     await target.afterIngest(afterIngest);
   } catch (error) {
     run.error = (error as Error).message;

@@ -198,6 +198,11 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
     };
   }
 
+  arrowIngestRequest(workload: Workload, items: WriteItem[]): { body: Buffer; pointCount: number; headers: Record<string, string> } {
+    const write = this.arrowWriteRequest(workload, this.opts.tenant, 'bench', items);
+    return { body: write.body, pointCount: write.pointCount, headers: write.headers };
+  }
+
   /** writeRequest's points as an Arrow IPC stream (arrow-bodies.ts), for the Arrow rows. */
   arrowWriteRequest(workload: Workload, tenant: string, user: string, items: WriteItem[]): PreparedWrite {
     if (!this.#service) throw new Error('PlantdataTarget: start() first');

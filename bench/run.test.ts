@@ -15,6 +15,7 @@ t.test('options', async (t) => {
   t.same([fromEnv.suites, fromEnv.size, fromEnv.install, fromEnv.peers], [['datapoints'], 'tiny', false, ['victoria-metrics', 'influxdb']]);
   t.throws(() => parseBenchOptions(['--suite', 'metadata,nope'], {}), /unknown suite: nope/);
   t.throws(() => parseBenchOptions(['--size', 'huge'], {}), /unknown size huge/);
+  t.equal(parseBenchOptions(['--size', 'large'], {}).size, 'large', 'the data point suite\'s 100M-point size');
 });
 
 t.test('tiny run of every suite, answers checked, report written', async (t) => {
@@ -51,6 +52,10 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
   for (const key of ['gateway-rate', 'gateway-cpu', 'gateway-catch-up', 'v1-under-ingest-p99-ratio', 'high-cardinality-rate']) {
     const metric = datapoints?.metrics.find((m) => m.key === key);
     if (!endpointsMissing) t.ok(metric?.figures.plantdata, `${key} measured on our service`);
+  }
+  // The bulk load in two turns as at size large (JSON then Arrow on ours), its first stretch's rate, the tree's memory split.
+  for (const key of ['ingest-rate-first', 'ingest-rate-vs-first', 'ingest-rate-turn-1', 'ingest-rate-turn-2', 'peak-rss-anon', 'peak-rss-file']) {
+    if (!endpointsMissing) t.ok(datapoints?.metrics.find((m) => m.key === key)?.figures.plantdata, `${key} measured on our service`);
   }
   // One plant in one tenant: V1 (a) and (b) idle, paced and flat out, answers checked.
   for (const key of ['one-tenant-v1-idle-base', 'one-tenant-v1-idle-written', 'one-tenant-v1-paced-base', 'one-tenant-v1-paced-written', 'one-tenant-v1-flat-base']) {

@@ -37,10 +37,12 @@ import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console'] as const;
-const SIZES = ['full', 'small', 'tiny'] as const;
+const SIZES = ['full', 'small', 'tiny', 'large'] as const;
+/** The size of a suite other than the data point suite: `large` is the data point suite's alone (the others run at full). */
+type SuiteSize = 'full' | 'small' | 'tiny';
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
-const SETTLE_SECONDS_MAX: Record<BenchOptions['size'], number> = { full: 60, small: 30, tiny: 0 };
+const SETTLE_SECONDS_MAX: Record<BenchOptions['size'], number> = { full: 60, small: 30, tiny: 0, large: 120 };
 
 type Suite = (typeof SUITES)[number];
 type PeerName = (typeof PEER_NAMES)[number];
@@ -57,6 +59,10 @@ export interface BenchOptions {
   htmlFile: string;
   logDir: string;
   log: (line: string) => void;
+}
+
+function suiteSize(size: BenchOptions['size']): SuiteSize {
+  return size === 'large' ? 'full' : size;
 }
 
 export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -100,7 +106,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('graph')) result.suites.push(await benchGraph(opts));
   if (opts.suites.includes('events')) result.suites.push(await benchEvents(opts));
   if (opts.suites.includes('files')) result.suites.push(await benchFiles(opts));
-  if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[opts.size], log: opts.log }));
+  if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[suiteSize(opts.size)], log: opts.log }));
   if (opts.suites.includes('cdf')) result.suites.push(await benchCdf(opts));
   if (opts.suites.includes('console')) result.suites.push(await benchConsole(opts));
   const table = formatTextTable(tableRows(result.suites));
@@ -112,7 +118,7 @@ async function benchMetadata(opts: BenchOptions): Promise<SuiteResult> {
   const service = await startService({ logDir: opts.logDir });
   opts.log(`metadata: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
-    return await runMetadataSuite({ url: service.url, token: service.token(metadataTenant()), size: METADATA_SIZES[opts.size], log: opts.log });
+    return await runMetadataSuite({ url: service.url, token: service.token(metadataTenant()), size: METADATA_SIZES[suiteSize(opts.size)], log: opts.log });
   } finally {
     await service.stop();
   }
@@ -136,7 +142,7 @@ async function benchGraph(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`graph: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
     const settle = settleAfterLoad(service.rootPid, opts.size);
-    return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[opts.size], log: opts.log, ...(settle ? { settle } : {}) });
+    return await runGraphSuite({ url: service.url, token: service.token(`bench-graph-${Date.now()}`), size: GRAPH_SIZES[suiteSize(opts.size)], log: opts.log, ...(settle ? { settle } : {}) });
   } finally {
     await service.stop();
   }
@@ -155,7 +161,7 @@ async function benchEvents(opts: BenchOptions): Promise<SuiteResult> {
   const settle = settleAfterLoad(service.rootPid, opts.size);
   try {
     return await runEventsSuite({
-      url: service.url, token: service.token(tenant), dataDir: service.dataDir, mainPid: service.mainPid, tenant, size: EVENTS_SIZES[opts.size], seed, log: opts.log,
+      url: service.url, token: service.token(tenant), dataDir: service.dataDir, mainPid: service.mainPid, tenant, size: EVENTS_SIZES[suiteSize(opts.size)], seed, log: opts.log,
       ...(settle ? { settle } : {}),
     });
   } finally {
@@ -169,7 +175,7 @@ async function benchFiles(opts: BenchOptions): Promise<SuiteResult> {
   const service = await startService({ logDir: opts.logDir, serviceConfig: filesServiceConfig(tenant) });
   opts.log(`files: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
-    return await runFilesSuite({ url: service.url, token: service.token(tenant), mainPid: service.mainPid, size: FILES_SIZES[opts.size], log: opts.log });
+    return await runFilesSuite({ url: service.url, token: service.token(tenant), mainPid: service.mainPid, size: FILES_SIZES[suiteSize(opts.size)], log: opts.log });
   } finally {
     await service.stop();
   }
@@ -181,7 +187,7 @@ async function benchCdf(opts: BenchOptions): Promise<SuiteResult> {
   opts.log(`cdf: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   const tenant = `bench-cdf-${Date.now()}`;
   try {
-    return await runCdfSuite({ url: service.url, token: service.token(tenant), tenant, size: CDF_SIZES[opts.size], log: opts.log });
+    return await runCdfSuite({ url: service.url, token: service.token(tenant), tenant, size: CDF_SIZES[suiteSize(opts.size)], log: opts.log });
   } finally {
     await service.stop();
   }
@@ -192,7 +198,7 @@ async function benchConsole(opts: BenchOptions): Promise<SuiteResult> {
   const service = await startService({ logDir: opts.logDir });
   opts.log(`console: service at ${service.url}, DATA_DIR ${service.dataDir}`);
   try {
-    return await runConsoleSuite({ url: service.url, token: service.token(`bench-console-${Date.now()}`), size: CONSOLE_SIZES[opts.size], log: opts.log });
+    return await runConsoleSuite({ url: service.url, token: service.token(`bench-console-${Date.now()}`), size: CONSOLE_SIZES[suiteSize(opts.size)], log: opts.log });
   } finally {
     await service.stop();
   }
@@ -210,6 +216,10 @@ async function benchDatapoints(opts: BenchOptions): Promise<SuiteResult> {
   runs.push(await runDatapointSystem(new PlantdataTarget({ logDir: opts.logDir, tenant: `bench-dp-${Date.now()}` }), workload, { settleSecondsMax, log: opts.log, varied }));
   const skipped: string[] = [];
   for (const peer of opts.peers) {
+    if (peer === 'influxdb' && opts.size === 'large') {
+      skipped.push('influxdb: not run at size large (VictoriaMetrics is the reference there)');
+      continue;
+    }
     const [command, debianPackage] = peer === 'victoria-metrics' ? ['victoria-metrics', 'victoria-metrics'] : ['influxd', 'influxdb'];
     const installed = opts.install ? ensurePeerInstalled(command, debianPackage, opts.log) : hasCommand(command);
     if (!installed) {

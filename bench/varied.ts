@@ -37,8 +37,9 @@ export interface VariedSize {
   pickCount: number;
 }
 
-export const VARIED_SIZES: Record<'full' | 'small' | 'tiny', VariedSize> = {
+export const VARIED_SIZES: Record<'full' | 'small' | 'tiny' | 'large', VariedSize> = {
   full: { v1WindowMs: 6 * HOUR_MS, v2SeriesCount: 10, v2WindowMs: DAY_MS, v3Points: 10_000, v4SeriesCount: 10, warmupCount: 30, pickCount: 30 },
+  large: { v1WindowMs: 6 * HOUR_MS, v2SeriesCount: 10, v2WindowMs: DAY_MS, v3Points: 10_000, v4SeriesCount: 10, warmupCount: 30, pickCount: 30 },
   small: { v1WindowMs: 6 * HOUR_MS, v2SeriesCount: 10, v2WindowMs: DAY_MS, v3Points: 10_000, v4SeriesCount: 10, warmupCount: 30, pickCount: 30 },
   tiny: { v1WindowMs: HOUR_MS, v2SeriesCount: 3, v2WindowMs: HOUR_MS, v3Points: 1_000, v4SeriesCount: 3, warmupCount: 1, pickCount: 5 },
 };

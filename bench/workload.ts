@@ -11,12 +11,26 @@ export interface DatapointSize {
   senderCount: number;
   warmupCount: number;
   runCount: number;
+  /**
+   * Load in two turns, each timed apart: the first half of the series as the system's bulk
+   * requests, then the second half, on ours as Arrow requests of `seriesPerRequest` series x
+   * `pointsPerItem` points (the others: their bulk requests again).
+   */
+  arrowHalf?: { seriesPerRequest: number; pointsPerItem: number };
+  /** Record the rate of the first this many points (the full size's count, on a large load). */
+  markPointCount?: number;
 }
 
-export const DATAPOINT_SIZES: Record<'full' | 'small' | 'tiny', DatapointSize> = {
+export const DATAPOINT_SIZES: Record<'full' | 'small' | 'tiny' | 'large', DatapointSize> = {
   full: { seriesCount: 100, pointsPerSeries: 100_000, requestPoints: 100_000, senderCount: 2, warmupCount: 2, runCount: 10 },
+  /** 100M points: ten times full, half through JSON then half through Arrow (ours). */
+  large: {
+    seriesCount: 1_000, pointsPerSeries: 100_000, requestPoints: 100_000, senderCount: 2, warmupCount: 2, runCount: 10,
+    arrowHalf: { seriesPerRequest: 10, pointsPerItem: 10_000 }, markPointCount: 10_000_000,
+  },
   small: { seriesCount: 20, pointsPerSeries: 100_000, requestPoints: 100_000, senderCount: 2, warmupCount: 2, runCount: 10 },
-  tiny: { seriesCount: 6, pointsPerSeries: 10_000, requestPoints: 5_000, senderCount: 2, warmupCount: 1, runCount: 2 },
+  /** Loads as large does (two turns, the second Arrow on ours; the first stretch's rate), so that path cannot rot. */
+  tiny: { seriesCount: 6, pointsPerSeries: 10_000, requestPoints: 5_000, senderCount: 2, warmupCount: 1, runCount: 2, arrowHalf: { seriesPerRequest: 3, pointsPerItem: 5_000 }, markPointCount: 10_000 },
 };
 
 export const SPACING_MS = 1000;
@@ -120,7 +134,8 @@ export class Workload {
 
   describe(): string {
     const s = this.size;
-    return `${s.seriesCount} series x ${s.pointsPerSeries} points at 1 s spacing (${this.pointCount} points), ${s.requestPoints}-point requests from ${s.senderCount} concurrent senders; queries median of ${s.runCount} after ${s.warmupCount} warm-up`;
+    const turns = s.arrowHalf ? ` (in two turns timed apart: the first half of the series so, then the second half, on ours as Arrow requests of ${s.arrowHalf.seriesPerRequest} series x ${s.arrowHalf.pointsPerItem} points)` : '';
+    return `${s.seriesCount} series x ${s.pointsPerSeries} points at 1 s spacing (${this.pointCount} points), ${s.requestPoints}-point requests from ${s.senderCount} concurrent senders${turns}; queries median of ${s.runCount} after ${s.warmupCount} warm-up`;
   }
 }
 
