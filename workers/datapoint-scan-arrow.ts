@@ -251,28 +251,32 @@ class ArrowScanner {
     }
   }
 
-  private assignIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
-    const wide = param(data.type, 'bitWidth') === 64;
-    const unsigned = !param(data.type, 'isSigned');
-    const halves = wide ? words(data) : undefined;
+  /** Each non-null row of an integer column (or a dictionary's indices) as a number; a null row fails. */
+  private eachInteger(data: Data, firstRow: number, column: string, bitWidth: number, unsigned: boolean, each: (row: number, value: number) => void): void {
+    const halves = bitWidth === 64 ? words(data) : undefined;
     const values = data.values as ArrayLike<number>;
-    checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'id');
+    checkLength(halves ? halves.length / 2 : values.length, data, column);
     for (let i = 0; i < data.length; i++) {
       const row = firstRow + i;
       if (isNull(data, i)) {
-        this.fail(row, 'id', 'is null; name every row\'s series.');
+        this.fail(row, column, 'is null; name every row\'s series.');
         continue;
       }
       const at = data.offset + i;
-      const id = halves ? int64Number(halves, at, unsigned) : (values[at] as number);
+      each(row, halves ? int64Number(halves, at, unsigned) : (values[at] as number));
+    }
+  }
+
+  private assignIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
+    this.eachInteger(data, firstRow, 'id', param(data.type, 'bitWidth'), !param(data.type, 'isSigned'), (row, id) => {
       if (!isSeriesId(id)) {
         this.fail(row, 'id', `must be an integer from 1 to ${ID_MAX}.`);
-        continue;
+        return;
       }
       let k = this.itemById.get(id);
       if (k === undefined) this.itemById.set(id, (k = this.newItem(id, undefined)));
       itemOfRow[row] = k;
-    }
+    });
   }
 
   private assignDictionaryIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
@@ -280,23 +284,13 @@ class ArrowScanner {
     // Each dictionary entry's item, found once per entry rather than once per row.
     const entryItem = new Int32Array(dictionary.length).fill(-1);
     const texts = this.textChunks(dictionary, 'externalId');
-    const indexes = data.values as ArrayLike<number>;
-    const wide = (data.type as unknown as { indices: { bitWidth: number } }).indices.bitWidth === 64;
-    const halves = wide ? words(data) : undefined;
-    checkLength(wide ? (halves as Int32Array).length / 2 : indexes.length, data, 'externalId');
-    for (let i = 0; i < data.length; i++) {
-      const row = firstRow + i;
-      if (isNull(data, i)) {
-        this.fail(row, 'externalId', 'is null; name every row\'s series.');
-        continue;
-      }
-      const at = data.offset + i;
-      const entry = halves ? int64Number(halves, at, false) : (indexes[at] as number);
+    const indices = (data.type as unknown as { indices: DataType }).indices;
+    this.eachInteger(data, firstRow, 'externalId', param(indices, 'bitWidth'), false, (row, entry) => {
       if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].externalId`, `rows[${row}].externalId is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
       let k = entryItem[entry] as number;
       if (k < 0) entryItem[entry] = k = this.itemOfExternalId(this.entryText(texts, entry, row), row);
       itemOfRow[row] = k;
-    }
+    });
   }
 
   private assignTextIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {

@@ -4,16 +4,15 @@
 // per point. Window, order, cursors and liveness are those of the JSON page (datapoint-read.ts
 // readRawJson): a page's nextCursor is the same string.
 import { Float64, Int64, Utf8, makeData, type Data, type DataType } from 'apache-arrow';
-import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../../limits.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
-import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-context.ts';
+import { encodeCursor } from './datapoint-cursor.ts';
+import { bindTombstones, contextsOf } from './datapoint-read-context.ts';
 import { rawArrowSql } from './datapoint-arrow.sql.ts';
 import { FAMILY_SHAPES, familyOf, type Family } from '../tables/families.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import type { RawReadOptions, SeriesRef } from '../types.ts';
+import { rawWindow } from './datapoint-read.ts';
 
-const END_MAX = TIMESTAMP_MS_MAX + 1;
 const INT64 = new Int64();
 const FLOAT64 = new Float64();
 const UTF8 = new Utf8();
@@ -37,15 +36,7 @@ export interface RawArrowPage {
  * newest point before it).
  */
 export async function readRawArrow(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawArrowPage> {
-  assertLimit(options.limit, DATAPOINTS_LIMIT_MAX);
-  // SPEC: start omitted means the most recent `limit` points; later pages walk back in time.
-  const descending = options.start === undefined;
-  let start = options.start ?? TIMESTAMP_MS_MIN;
-  let end = options.end ?? END_MAX;
-  if (options.cursor !== undefined) {
-    if (descending) end = Math.min(end, decodeCursor(options.cursor, 'd'));
-    else start = Math.max(start, decodeCursor(options.cursor, 'a'));
-  }
+  const { start, end, descending } = rawWindow(options);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = start < end ? bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end) : undefined;
   const table = tombstones === undefined ? undefined : await store.queryArrow(rawArrowSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {

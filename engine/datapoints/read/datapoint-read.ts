@@ -37,7 +37,7 @@ function pointsOf(series: SeriesRef, table: Table, count: number, reverse: boole
 }
 
 /** The time window and direction of a raw page after its cursor. */
-function rawWindow(options: RawReadOptions): { start: number; end: number; descending: boolean } {
+export function rawWindow(options: RawReadOptions): { start: number; end: number; descending: boolean } {
   assertLimit(options.limit, DATAPOINTS_LIMIT_MAX);
   // SPEC: start omitted means the most recent `limit` points; later pages walk back in time.
   const descending = options.start === undefined;
