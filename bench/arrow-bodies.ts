@@ -3,7 +3,7 @@
 // per request, built before any clock starts, as the JSON bodies are) and the reading of an
 // Arrow answer of POST /timeseries/data/list. What the service accepts is its own business
 // (SPEC); here only the bytes the bench sends and the points it checks.
-import { Dictionary, Int32, makeData, makeVector, Table, tableFromIPC, tableToIPC, Utf8, Vector, vectorFromArray } from 'apache-arrow';
+import { type Data, Dictionary, Int32, makeData, makeVector, Table, tableFromIPC, tableToIPC, Utf8, Vector, vectorFromArray } from 'apache-arrow';
 import type { WriteItem } from './datapoint-system.ts';
 import type { Workload } from './workload.ts';
 
@@ -34,25 +34,30 @@ export function arrowWriteBody(workload: Workload, items: readonly WriteItem[]):
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The raw points of an Arrow answer (timestamp as int64 or timestamp[ms], value as float64), and the schema's metadata. */
-export function readArrowPoints(bytes: Uint8Array): { timestamps: Float64Array; values: Float64Array; metadata: Map<string, string> } {
+/** The raw points of an Arrow answer (timestamp as int64 or timestamp[ms], value as float64), the first batch's and the schema's metadata. */
+export function readArrowPoints(bytes: Uint8Array): { timestamps: Float64Array; values: Float64Array; batchMetadata: Map<string, string>; metadata: Map<string, string> } {
   const table = tableFromIPC(bytes);
   const timestamp = table.getChild('timestamp');
   const value = table.getChild('value');
   if (!timestamp || !value) throw new Error(`Arrow answer: columns ${table.schema.fields.map((f) => f.name).join(', ')}; expected timestamp and value`);
-  const timestamps = new Float64Array(table.numRows);
-  const values = new Float64Array(table.numRows);
+  const timestamps = numbersOf(timestamp.data, table.numRows);
+  const values = numbersOf(value.data, table.numRows);
+  return { timestamps, values, batchMetadata: table.batches[0]?.metadata ?? new Map(), metadata: table.schema.metadata };
+}
+
+/** A column's values as doubles: straight from the typed arrays of float64 and 64-bit integer data, else value by value. */
+function numbersOf(chunks: readonly Data[], length: number): Float64Array {
+  const out = new Float64Array(length);
   let at = 0;
-  for (const batchTimestamps of timestamp.data) {
-    const column = new Vector([batchTimestamps]);
-    for (let i = 0; i < column.length; i++) timestamps[at + i] = Number(column.get(i));
-    at += column.length;
+  for (const chunk of chunks) {
+    const raw: unknown = chunk.values;
+    if (chunk.nullCount === 0 && (raw instanceof Float64Array || raw instanceof BigInt64Array) && raw.length >= chunk.offset + chunk.length) {
+      for (let i = 0; i < chunk.length; i++) out[at + i] = Number(raw[chunk.offset + i]);
+    } else {
+      const column = new Vector([chunk]);
+      for (let i = 0; i < chunk.length; i++) out[at + i] = Number(column.get(i));
+    }
+    at += chunk.length;
   }
-  at = 0;
-  for (const batchValues of value.data) {
-    const column = new Vector([batchValues]);
-    for (let i = 0; i < column.length; i++) values[at + i] = Number(column.get(i));
-    at += column.length;
-  }
-  return { timestamps, values, metadata: table.schema.metadata };
+  return out;
 }

@@ -178,8 +178,7 @@ interface WholeRead { elapsedMs: number; decodeMs: number; pageCount: number; pa
 
 /**
  * Every point of the egress series, `pageLimit` a request, each page asked with the cursor of the
- * one before (JSON: the item's nextCursor; Arrow: a response header or schema metadata naming a
- * cursor, else the start moved past the last point read). Elapsed: the requests' own times.
+ * one before (JSON: the item's nextCursor; Arrow: the record batch's). Elapsed: the requests' own times.
  */
 async function readWhole(client: HttpClient, workload: Workload, pageLimit: number, format: 'arrow' | 'json'): Promise<WholeRead> {
   const timestamps: number[] = [];
@@ -188,8 +187,8 @@ async function readWhole(client: HttpClient, workload: Workload, pageLimit: numb
   let decodeMs = 0;
   let pageCount = 0;
   let cursor: string | undefined;
-  let start = workload.startMs;
-  let paging = format === 'json' ? 'nextCursor' : 'cursor';
+  const paging = format === 'json' ? 'the item\'s nextCursor' : 'the record batch\'s nextCursor';
+  const start = workload.startMs;
   const end = workload.endMs;
   for (;;) {
     const item = { externalId: EGRESS_EXTERNAL_ID, start, end, limit: pageLimit, ...(cursor ? { cursor } : {}) };
@@ -207,13 +206,9 @@ async function readWhole(client: HttpClient, workload: Workload, pageLimit: numb
       timestamps.push(page.timestamps[k] as number);
       values.push(page.values[k] as number);
     }
-    if (page.timestamps.length < pageLimit && !page.cursor) break;
-    if (page.timestamps.length === 0) break;
+    // No cursor: no more points (SPEC), in either format.
+    if (!page.cursor) break;
     cursor = page.cursor;
-    if (!cursor) {
-      paging = 'start after the last point read (no cursor in the Arrow answer)';
-      start = (page.timestamps[page.timestamps.length - 1] as number) + 1;
-    }
   }
   const problem = checkEgress(workload, timestamps, values, format);
   return { elapsedMs, decodeMs, pageCount, paging, ...(problem ? { problem } : {}) };
@@ -225,10 +220,14 @@ function jsonPage(answer: HttpAnswer): { timestamps: number[]; values: number[];
   return { timestamps: points.map((p) => Number(p.timestamp)), values: points.map((p) => Number(p.value)), ...(item?.nextCursor ? { cursor: item.nextCursor } : {}) };
 }
 
+/** A page's points and its cursor: the record batch's `nextCursor` (docs/api.md), else the schema's `items`, else a header naming one. */
 function arrowPage(answer: HttpAnswer): { timestamps: Float64Array; values: Float64Array; cursor?: string } {
-  const { timestamps, values, metadata } = readArrowPoints(answer.body);
+  const { timestamps, values, batchMetadata, metadata } = readArrowPoints(answer.body);
+  const items = metadata.get('items');
   const header = Object.entries(answer.headers).find(([name]) => /cursor/i.test(name))?.[1];
-  const cursor = (Array.isArray(header) ? header[0] : header) ?? [...metadata.entries()].find(([key]) => /cursor/i.test(key))?.[1];
+  const cursor = batchMetadata.get('nextCursor')
+    ?? (items ? (JSON.parse(items) as { nextCursor?: string }[])[0]?.nextCursor : undefined)
+    ?? (Array.isArray(header) ? header[0] : header);
   return { timestamps, values, ...(cursor ? { cursor } : {}) };
 }
 
