@@ -67,6 +67,24 @@ t.test('a suite with runs of other sizes only shows its latest', async (t) => {
   t.match(text, '- [2026-11-21T10:00:00Z · commit aaaaaaaaaaaa · size tiny](../2026-11-21T10-00-00Z-aaaaaaaaaaaa.md): files');
 });
 
+t.test('a suite\'s latest size-large run gets a section of its own after its full-size one', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  record(dir, { startedAt: '2026-11-21T10:00:00Z', size: 'full', suites: [suite('datapoints', 1, 1)] }, 'aaaaaaaaaaaa');
+  record(dir, { startedAt: '2026-11-22T10:00:00Z', size: 'large', suites: [suite('datapoints', 2, 1)] }, 'bbbbbbbbbbbb');
+  record(dir, { startedAt: '2026-11-20T10:00:00Z', size: 'large', suites: [suite('datapoints', 3, 1)] }, 'cccccccccccc');
+  const resultsFile = path.join(dir, 'RESULTS.md');
+  writeResults(dir, resultsFile);
+  const text = readFileSync(resultsFile, 'utf8');
+  const fullAt = text.indexOf('## datapoints\n');
+  const largeAt = text.indexOf('## datapoints, size large');
+  t.ok(fullAt > 0 && largeAt > fullAt, 'the full-size section first, then the large one');
+  t.match(text.slice(fullAt, largeAt), 'size full](2026-11-21T10-00-00Z-aaaaaaaaaaaa.md)');
+  t.match(text.slice(largeAt), 'Latest run: [2026-11-22T10:00:00Z · commit bbbbbbbbbbbb · size large](2026-11-22T10-00-00Z-bbbbbbbbbbbb.md)');
+  t.match(text.slice(largeAt), '| datapoints row | ms | 2.00 |');
+  t.same(text.slice(text.indexOf('## Earlier runs')).split('\n').filter((l) => l.startsWith('- ')), ['- [2026-11-20T10:00:00Z · commit cccccccccccc · size large](2026-11-20T10-00-00Z-cccccccccccc.md): datapoints'], 'the older large run is listed');
+});
+
 t.test('a run file reads back as written', async (t) => {
   const run: RunResult = { startedAt: '2026-11-21T10:00:00Z', size: 'full', suites: [suite('graph', 1, 2), suite('events', 3, 4)] };
   const back = parseRunFile('x.md', runMarkdown(run, machine, 'abc123def456'));

@@ -92,6 +92,12 @@ export function resultsMarkdown(runs: RecordedRun[], resultsDir: string): string
     if (!run || !suite) continue;
     shown.add(run);
     lines.push('', `## ${name}`, '', `Latest run: ${link(run)}.`, '', run.machine || 'Machine: not recorded.', '', suite.dataset || 'Dataset: not recorded.', '', ...suite.table);
+    // The data point suite's size large (bench/README.md) beside its full-size run, not instead of it.
+    const large = withSuite.find((r) => r.size === 'large');
+    const largeSuite = large?.suites.find((s) => s.suite === name);
+    if (!large || !largeSuite || large === run) continue;
+    shown.add(large);
+    lines.push('', `## ${name}, size large`, '', `Latest run: ${link(large)}.`, '', large.machine || 'Machine: not recorded.', '', largeSuite.dataset || 'Dataset: not recorded.', '', ...largeSuite.table);
   }
   const earlier = newestFirst.filter((r) => !shown.has(r));
   if (earlier.length > 0) {

@@ -15,7 +15,8 @@ t.test('options', async (t) => {
   t.same([fromEnv.suites, fromEnv.size, fromEnv.install, fromEnv.peers], [['datapoints'], 'tiny', false, ['victoria-metrics', 'influxdb']]);
   t.throws(() => parseBenchOptions(['--suite', 'metadata,nope'], {}), /unknown suite: nope/);
   t.throws(() => parseBenchOptions(['--size', 'huge'], {}), /unknown size huge/);
-  t.equal(parseBenchOptions(['--size', 'large'], {}).size, 'large', 'the data point suite\'s 100M-point size');
+  t.same([parseBenchOptions(['--size', 'large'], {}).size, parseBenchOptions(['--size', 'large'], {}).suites], ['large', ['datapoints']], 'the data point suite\'s 100M-point size, that suite alone');
+  t.throws(() => parseBenchOptions(['--size', 'large', '--suite', 'metadata'], {}), /size large is the datapoints suite's only/);
 });
 
 t.test('tiny run of every suite, answers checked, report written', async (t) => {

@@ -38,7 +38,7 @@ import { DATAPOINT_SIZES, Workload } from './workload.ts';
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console'] as const;
 const SIZES = ['full', 'small', 'tiny', 'large'] as const;
-/** The size of a suite other than the data point suite: `large` is the data point suite's alone (the others run at full). */
+/** The size of a suite other than the data point suite (`large` runs that suite alone: parseBenchOptions). */
 type SuiteSize = 'full' | 'small' | 'tiny';
 const PEER_NAMES = ['victoria-metrics', 'influxdb'] as const;
 /** Seconds to wait for background merges to settle (before any forced merge), per size. */
@@ -85,8 +85,11 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
   const size = values.size ?? env['BENCH_SIZE'] ?? 'full';
   if (!(SIZES as readonly string[]).includes(size)) throw new Error(`unknown size ${size} (one of ${SIZES.join(', ')})`);
   const results = values.results ?? env['BENCH_RESULTS'] ?? path.join(REPO_ROOT, 'bench', 'RESULTS.md');
+  // Size large is the data point suite's alone: the run's file is labelled by its one size.
+  const suites = list(values.suite ?? env['BENCH_SUITE'], SUITES, size === 'large' ? ['datapoints'] : SUITES, 'suite') as Suite[];
+  if (size === 'large' && suites.some((s) => s !== 'datapoints')) throw new Error(`size large is the datapoints suite's only (got --suite ${suites.join(',')})`);
   return {
-    suites: list(values.suite ?? env['BENCH_SUITE'], SUITES, SUITES, 'suite') as Suite[],
+    suites,
     size: size as BenchOptions['size'],
     peers: list(values.peers ?? env['BENCH_PEERS'], PEER_NAMES, PEER_NAMES, 'peer') as PeerName[],
     install: !(values['no-install'] ?? env['BENCH_NO_INSTALL'] === '1'),
