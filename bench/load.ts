@@ -32,7 +32,7 @@ export interface IngestFigures {
   /** Peaks of the tree's summed RssAnon and RssFile (/proc/<pid>/status), polled with the RSS. */
   treeRssAnonPeakBytes: number;
   treeRssFilePeakBytes: number;
-  /** Paced runs: the rate asked for, and how late the latest request left against its schedule. */
+  /** Paced runs: the rate asked for, and how late requests left against their schedule (0 for those on time): the most and p99. */
   pace?: { pointsPerSecond: number; lateMsMax: number; lateMsP99: number };
   /** With markPointCount: seconds from the start until that many points were acknowledged. */
   markSeconds?: number;
@@ -88,7 +88,7 @@ export async function runIngest(opts: IngestOptions, started?: () => void): Prom
       if (dueMs) {
         const wait = (dueMs[k] as number) - (performance.now() - startedAt);
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        else lateMs.push(-wait);
+        lateMs.push(Math.max(0, -wait));
       }
       const answer = await client.request('POST', opts.path, request.body, request.headers);
       if (answer.status !== opts.expectStatus) throw new UnexpectedAnswerError(`POST ${opts.path}`, opts.expectStatus, answer);
@@ -120,7 +120,7 @@ export async function runIngest(opts: IngestOptions, started?: () => void): Prom
     treeRssFilePeakBytes: memory.treeRssFilePeakBytes,
     bodyBytes: opts.requests.reduce((sum, r) => sum + r.body.length, 0),
     treeCpuAtEndSeconds: cpuAtEnd,
-    ...(opts.ratePointsPerSecond ? { pace: { pointsPerSecond: opts.ratePointsPerSecond, lateMsMax: lateMs.length > 0 ? Math.max(...lateMs) : 0, lateMsP99: lateMs.length > 0 ? quantile(lateMs, 0.99) : 0 } } : {}),
+    ...(opts.ratePointsPerSecond ? { pace: { pointsPerSecond: opts.ratePointsPerSecond, lateMsMax: lateMs.reduce((most, late) => Math.max(most, late), 0), lateMsP99: lateMs.length > 0 ? quantile(lateMs, 0.99) : 0 } } : {}),
     ...(markSeconds !== undefined ? { markSeconds } : {}),
   };
 }

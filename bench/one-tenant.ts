@@ -237,7 +237,7 @@ export function oneTenantMetrics(runs: OneTenantRun[], one: OneTenantPlan): Metr
   const rate = (phase: OneTenantPhase | undefined): Figure | undefined => phase?.ingest && {
     value: phase.ingest.pointsPerSecond,
     note: `ack p50 ${phase.ingest.ackP50Ms.toFixed(1)} ms, p99 ${phase.ingest.ackP99Ms.toFixed(1)} ms; ${phase.ingest.cpuSecondsPerMillionPoints.toFixed(2)} CPU s per M points`
-      + (phase.ingest.pace ? `; paced at ${phase.ingest.pace.pointsPerSecond} points/s, the latest request left ${phase.ingest.pace.lateMsMax.toFixed(0)} ms behind its schedule (p99 ${phase.ingest.pace.lateMsP99.toFixed(0)} ms)` : ''),
+      + (phase.ingest.pace ? `; paced at ${phase.ingest.pace.pointsPerSecond} points/s, requests left at most ${phase.ingest.pace.lateMsMax.toFixed(0)} ms behind their schedule (p99 ${phase.ingest.pace.lateMsP99.toFixed(0)} ms)` : ''),
   };
   const paced = one.plan.size.oneTenant.pacedPointsPerSecond;
   return [
