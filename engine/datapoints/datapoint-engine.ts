@@ -8,6 +8,7 @@ import type { DatapointDeleteRequest } from '../../schemas/datapoints.ts';
 import type { ServiceConfig } from '../config.ts';
 import { openDatapointStore, type DatapointStore } from './datapoint-store.ts';
 import type { CommitListener, IngestLog } from '../ingest/ingest-log.ts';
+import type { ReadWindow } from '../ingest/read-barriers.ts';
 import type { Access } from '../grants/access.ts';
 import type { HealthCheck } from '../health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from '../ingest/datapoint-body-parser.ts';
@@ -73,9 +74,10 @@ export interface DatapointEngine {
   slabs: SlabPool;
   /**
    * Resolves once every acknowledged append is readable: of `tenant` when given, and of the
-   * series `seriesIds` only when given too (data point reads wait for the series they read).
+   * series `seriesIds` only when given too (data point reads wait for the series they read),
+   * within `windows` (parallel to seriesIds) when given (and for the time they read).
    */
-  readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void>;
+  readBarrier(tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]): Promise<void>;
   mode: 'group-commit' | 'kafka';
   healthChecks: HealthCheck[];
   /** Points queued in the ingest log and, with Kafka, messages the ingester is behind. */
@@ -160,7 +162,7 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
   const { parser, metrics } = deps;
   const series = deps.series;
   const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
-  const readBarrier = (tenant?: string, seriesIds?: readonly number[]) => ingestLog.readBarrier?.(tenant, seriesIds) ?? Promise.resolve();
+  const readBarrier = (tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]) => ingestLog.readBarrier?.(tenant, seriesIds, windows) ?? Promise.resolve();
   const insertDeps: InsertDatapointsDeps = {
     series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
   };

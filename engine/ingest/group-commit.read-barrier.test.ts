@@ -124,6 +124,39 @@ t.test('a read of an idle series neither waits for queued appends nor ends a com
   await wal.close();
 });
 
+t.test('a read waits only for queued points within the time it reads of its series', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const { wal, sink, log } = await openLog();
+  // Series 30: an append at T0 + 100 s, then one at T0 + 200 s .. T0 + 205 s (both queued).
+  await log.append({ tenant, series: [point(30, 100, 1)] });
+  await sink.entered(1);
+  await log.append({ tenant, series: [{ seriesId: 30, valueType: 'FLOAT', timestampMs: Float64Array.of(T0 + 200_000, T0 + 205_000), float: Float64Array.of(2, 3) }] });
+  await sink.entered(2);
+  const at = (from: number, to: number) => ({ start: T0 + from * 1000, end: T0 + to * 1000 });
+  t.ok(await settled(log.readBarrier(tenant, [30], [at(0, 100)])), 'history before both: at once');
+  t.ok(await settled(log.readBarrier(tenant, [30], [at(101, 200)])), 'between them: at once');
+  t.ok(await settled(log.readBarrier(tenant, [30], [at(206, 300)])), 'after both: at once');
+  const first = log.readBarrier(tenant, [30], [at(100, 101)]);
+  const second = log.readBarrier(tenant, [30], [at(205, 206)]);
+  const open = log.readBarrier(tenant, [30], [{ start: -Infinity, end: Infinity }]);
+  const unwindowed = log.readBarrier(tenant, [30]);
+  t.notOk(await settled(first), 'the first append\'s point: waits');
+  t.notOk(await settled(second), 'the second append\'s last point: waits');
+  sink.release(0);
+  await sink.done(0);
+  await first;
+  t.pass('the first append in: its reader passes');
+  t.notOk(await settled(second), 'the second still held: its reader waits');
+  t.notOk(await settled(open), 'an open window waits for the newest');
+  t.notOk(await settled(unwindowed), 'so does a read without windows');
+  sink.release(1);
+  await Promise.all([second, open, unwindowed]);
+  t.same(await values(tenant, 30), [1, 2, 3]);
+  t.ok(await settled(log.readBarrier(tenant, [30], [at(100, 101)])), 'nothing left: at once');
+  await log.close();
+  await wal.close();
+});
+
 t.test('two inserts at once, the later ending first: a read of a series in both waits for the earlier', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const { wal, sink, log } = await openLog();

@@ -16,7 +16,7 @@ import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
 import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
-import { ReadBarriers } from './read-barriers.ts';
+import { ReadBarriers, type ReadWindow } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';
@@ -229,8 +229,8 @@ export class GroupCommitLog implements IngestLog {
    * the data point reads all can). Neither waits for every tenant's: subscription recovery
    * reads back every point above its mark, whoever wrote it.
    */
-  readBarrier(tenant?: string, seriesIds?: readonly number[]): Promise<void> {
-    const throughIndex = this.barriers.throughIndex(tenant, seriesIds, this.nextIndex - 1);
+  readBarrier(tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]): Promise<void> {
+    const throughIndex = this.barriers.throughIndex(tenant, seriesIds, this.nextIndex - 1, windows);
     if (throughIndex === undefined || throughIndex < this.lowestUninsertedIndex()) return Promise.resolve();
     const waited = this.barriers.wait(throughIndex, this.options.readBarrierTimeoutMs ?? 30_000);
     // A commit waiting to grow takes what is queued now: this read needs it.

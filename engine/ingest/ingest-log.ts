@@ -2,6 +2,7 @@
 // what its commit listeners get once a batch is durable. The points' shapes are
 // engine/datapoints/types.ts.
 import type { SeriesPoints } from '../datapoints/types.ts';
+import type { ReadWindow } from './read-barriers.ts';
 
 /** A batch of one tenant's points as handed to the ingest log. */
 export interface IngestBatch {
@@ -60,9 +61,10 @@ export interface IngestLog {
    * Optional: resolves once every append acknowledged before the call is readable in the
    * store (a log that acknowledges from its own durable file before the store has the
    * points): of `tenant` when given, and of its series `seriesIds` only when given too (a
-   * read waits for the series it reads, never for another series' queue).
+   * read waits for the series it reads, never for another series' queue); with `windows`
+   * (parallel to seriesIds), only for points within the time the read covers of each.
    */
-  readBarrier?(tenant?: string, seriesIds?: readonly number[]): Promise<void>;
+  readBarrier?(tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]): Promise<void>;
   /**
    * Optional: registers a listener for every batch once it is durable (for the group-commit
    * log, at its acknowledgement); returns the unsubscribe. A log that hands batches to

@@ -8,12 +8,22 @@ import { StoreUnavailableError } from '../errors.ts';
 import type { IngestBatch } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 
-/** One tenant's acknowledged appends not yet inserted, by what a read asks for. */
+/**
+ * One tenant's acknowledged appends not yet inserted, by what a read asks for. Per series, its
+ * uninserted appends in queue order as flat triples (queue index, first and last timestamp of
+ * its points there): a read waits only for appends whose points fall in the time it reads.
+ */
 interface UninsertedAppends {
   /** Queue index of the tenant's newest uninserted append. */
   newestIndex: number;
-  /** Series id to the queue index of the newest uninserted append holding points of it. */
-  newestBySeries: Map<number, number>;
+  /** Series id to [index, firstMs, lastMs, index, firstMs, lastMs, ...], oldest first. */
+  bySeries: Map<number, number[]>;
+}
+
+/** The time a read covers, [start, end) in epoch ms (±Infinity when open). */
+export interface ReadWindow {
+  start: number;
+  end: number;
 }
 
 /** A read waiting until every append up to throughIndex (queue arrival order) is inserted. */
@@ -32,18 +42,28 @@ export class ReadBarriers {
   }
 
   /**
-   * The queue index a read waits through: its series' newest uninserted append (of `tenant`
-   * alone, its newest; of every tenant, the newest append `newestIndex`), or undefined when
-   * nothing it reads is uninserted.
+   * The queue index a read waits through: the newest uninserted append holding points of its
+   * series (with `windows`, parallel to seriesIds: points within the series' window), of
+   * `tenant` alone its newest, of every tenant the newest append `newestIndex`; undefined
+   * when nothing it reads is uninserted.
    */
-  throughIndex(tenant: string | undefined, seriesIds: readonly number[] | undefined, newestIndex: number): number | undefined {
+  throughIndex(tenant: string | undefined, seriesIds: readonly number[] | undefined, newestIndex: number, windows?: readonly ReadWindow[]): number | undefined {
     if (tenant === undefined) return this.uninsertedByTenant.size === 0 ? undefined : newestIndex;
     const uninserted = this.uninsertedByTenant.get(tenant);
     if (!uninserted || seriesIds === undefined) return uninserted?.newestIndex;
     let newest: number | undefined;
-    for (const seriesId of seriesIds) {
-      const index = uninserted.newestBySeries.get(seriesId);
-      if (index !== undefined && (newest === undefined || index > newest)) newest = index;
+    for (let k = 0; k < seriesIds.length; k++) {
+      const appends = uninserted.bySeries.get(seriesIds[k] as number);
+      if (!appends) continue;
+      const window = windows?.[k];
+      // Newest first: the first append that reaches into the window is the one to wait for.
+      for (let at = appends.length - 3; at >= 0; at -= 3) {
+        const index = appends[at] as number;
+        if (newest !== undefined && index <= newest) break;
+        if (window && ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end)) continue;
+        newest = index;
+        break;
+      }
     }
     return newest;
   }
@@ -63,22 +83,28 @@ export class ReadBarriers {
   /** An acknowledged append, not yet inserted, becomes the newest its reads wait for. */
   added(batch: IngestBatch, index: number): void {
     let uninserted = this.uninsertedByTenant.get(batch.tenant);
-    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, newestBySeries: new Map() }));
+    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, bySeries: new Map() }));
     uninserted.newestIndex = index;
-    for (const series of batch.series) uninserted.newestBySeries.set(series.seriesId, index);
+    for (const series of batch.series) {
+      const n = series.timestampMs.length;
+      if (n === 0) continue;
+      // The columns are sorted by timestamp (datapoint-encode.ts): the first and last are the span.
+      let appends = uninserted.bySeries.get(series.seriesId);
+      if (!appends) uninserted.bySeries.set(series.seriesId, (appends = []));
+      appends.push(index, series.timestampMs[0] as number, series.timestampMs[n - 1] as number);
+    }
   }
 
-  /** An inserted append stops holding reads of the series it is still the newest of. */
+  /** An inserted append stops holding reads of its series. */
   inserted(batch: IngestBatch | PackedBatch, index: number): void {
     const uninserted = this.uninsertedByTenant.get(batch.tenant);
     if (!uninserted) return;
-    const bySeries = uninserted.newestBySeries;
     if (batch instanceof PackedBatch) {
-      for (let i = 0; i < batch.seriesCount; i++) if (bySeries.get(batch.seriesId(i)) === index) bySeries.delete(batch.seriesId(i));
+      for (let i = 0; i < batch.seriesCount; i++) forgetAppend(uninserted.bySeries, batch.seriesId(i), index);
     } else {
-      for (const series of batch.series) if (bySeries.get(series.seriesId) === index) bySeries.delete(series.seriesId);
+      for (const series of batch.series) forgetAppend(uninserted.bySeries, series.seriesId, index);
     }
-    if (bySeries.size === 0) this.uninsertedByTenant.delete(batch.tenant);
+    if (uninserted.bySeries.size === 0) this.uninsertedByTenant.delete(batch.tenant);
   }
 
   /** Resolves the reads whose appends are all in: every append below `lowestUninsertedIndex` is. */
@@ -89,4 +115,16 @@ export class ReadBarriers {
       read.resolve();
     }
   }
+}
+
+/** Drops append `index` from a series' list (inserts finish in about queue order: it is near the front). */
+function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): void {
+  const appends = bySeries.get(seriesId);
+  if (!appends) return;
+  for (let at = 0; at < appends.length; at += 3) {
+    if (appends[at] !== index) continue;
+    appends.splice(at, 3);
+    break;
+  }
+  if (appends.length === 0) bySeries.delete(seriesId);
 }

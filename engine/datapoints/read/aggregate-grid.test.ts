@@ -2,7 +2,8 @@
 // zones as CDF's aggregation and calendar pages document. Method: pure calls with the worked
 // examples of CDF's calendar page and hand-computed daylight-saving days in Europe/Oslo.
 import t from 'tap';
-import { bucketEndOf, bucketStartOf, parseGranularity, requestGrid } from './aggregate-grid.ts';
+import { bucketEndOf, bucketReach, bucketStartOf, parseGranularity, requestGrid } from './aggregate-grid.ts';
+import fc from 'fast-check';
 import { instantOf, parseTimeZone } from './time-zone.ts';
 
 const HOUR = 3_600_000;
@@ -81,4 +82,19 @@ t.test('days and months follow the zone across daylight-saving changes', async (
   }
   t.same(requestGrid('1d', 'Europe/Oslo', utc('2024-03-30T12:00:00Z'), utc('2024-04-01T12:00:00Z'), utc('2024-03-31T22:00:00Z'))?.edges,
     [utc('2024-03-31T22:00:00Z'), utc('2024-04-01T22:00:00Z')], 'a cursor drops the buckets before it');
+});
+
+t.test('bucketReach holds every bucket a read lays, for any granularity, zone and window', async (t) => {
+  const granularities = ['1s', '30s', '1m', '15m', '120m', '1h', '6h', '1d', '2d', '1w', '1mo', '3mo', '1q', '1y', '2y'];
+  const zones = [undefined, 'UTC', 'Europe/Oslo', 'Australia/Adelaide', 'America/St_Johns', '+05:30', 'UTC-11', 'Pacific/Kiritimati'];
+  fc.assert(fc.property(
+    fc.constantFrom(...granularities), fc.constantFrom(...zones), fc.integer({ min: utc('1990-01-01T00:00:00Z'), max: utc('2090-01-01T00:00:00Z') }), fc.integer({ min: 1, max: 400 * DAY }),
+    (granularity, zone, start, span) => {
+      const grid = requestGrid(granularity, zone, start, start + span);
+      if (!grid) return true;
+      const reach = bucketReach(parseGranularity(granularity), start, start + span);
+      return grid.start >= reach.start && grid.end <= reach.end;
+    },
+  ), { numRuns: 2000, seed: 4242 });
+  t.pass('every grid within its reach');
 });

@@ -156,3 +156,15 @@ export function bucketGrid(granularity: ParsedGranularity, zone: TimeZone, start
 export function requestGrid(granularity: string, timeZone: string | undefined, start: number, end: number, from?: number): BucketGrid | undefined {
   return bucketGrid(parseGranularity(granularity), parseTimeZone(timeZone), start, end, from);
 }
+
+/**
+ * The time a read's buckets may cover, at most: the first starts up to one unit before
+ * `start` (rounded down to the unit, not the multiple) and the last, holding `end - 1`, runs
+ * up to `count` units past `end`; hours and longer are laid in a time zone, a day more either
+ * way. A point outside it cannot change the answer (read barriers: list-datapoints.ts).
+ */
+export function bucketReach(granularity: ParsedGranularity, start: number, end: number): { start: number; end: number } {
+  const unitMs = granularity.unit === 'month' ? 31 * DAY_MS : UNIT_MS[granularity.unit];
+  const zoneMs = granularity.unit === 'second' || granularity.unit === 'minute' ? 0 : DAY_MS;
+  return { start: start - unitMs - zoneMs, end: end + granularity.count * unitMs + zoneMs };
+}

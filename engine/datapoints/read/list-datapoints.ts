@@ -17,15 +17,16 @@ import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targe
 import { timed, type Metrics } from '../../metrics.ts';
 import { aggregateItemJson, cdfAggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
 import { cdfAggregateDatapointsJson, type CdfAggregateName } from './cdf-aggregates.ts';
-import { parseGranularity } from './aggregate-grid.ts';
+import { bucketReach, parseGranularity } from './aggregate-grid.ts';
+import type { ReadWindow } from '../../ingest/read-barriers.ts';
 import { parseTimeZone } from './time-zone.ts';
 
 export interface ListDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
   series: SeriesDirectory;
   store: DatapointStore;
-  /** Resolves once every acknowledged insert of these series of the tenant is readable. */
-  readBarrier(tenant: string, seriesIds: readonly number[]): Promise<void>;
+  /** Resolves once every acknowledged insert of these series of the tenant is readable, within each series' window (parallel to seriesIds). */
+  readBarrier(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): Promise<void>;
   metrics: Metrics;
 }
 
@@ -67,6 +68,19 @@ export interface ListPlan {
 }
 
 /**
+ * The time whose points can change an item's answer: raw points in [start, end) (the newest
+ * ones when start is omitted: everything before end), buckets as far as they reach
+ * (bucketReach), everything with CDF's includeOutsidePoints.
+ */
+function barrierWindow(q: ListQuery): ReadWindow {
+  if (q.includeOutsidePoints) return { start: -Infinity, end: Infinity };
+  const start = q.start ?? -Infinity;
+  const end = q.end ?? Infinity;
+  if (!q.aggregates || q.granularity === undefined) return { start, end };
+  return bucketReach(parseGranularity(q.granularity), start, end);
+}
+
+/**
  * The rules every answer of a list request shares, whatever its form (JSON here, Arrow in
  * list-datapoints-arrow.ts): each item's query (SPEC's 400s), the series resolved in read mode
  * (grants: an unreadable series is unknown), unknown series a 404 unless `ignoreUnknownIds`,
@@ -79,8 +93,10 @@ export async function planListDatapoints(access: Access, request: ListDatapoints
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
   // A 2xx insert means readable: wait for acknowledged points of these series still on their
-  // way to the store (never for other series' points).
-  await deps.readBarrier(access.tenant, targets.flatMap((target) => (target ? [target.seriesId] : [])));
+  // way to the store, within the time each item reads (never for other series' points, nor
+  // for a series' points the answer cannot hold: a history read while the present is written).
+  const read = targets.flatMap((target, i) => (target ? [{ seriesId: target.seriesId, window: barrierWindow(queries[i] as ListQuery) }] : []));
+  await deps.readBarrier(access.tenant, read.map((r) => r.seriesId), read.map((r) => r.window));
   const aggregateIndexes: number[] = [];
   targets.forEach((target, i) => {
     const q = queries[i] as ListQuery;
