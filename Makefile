@@ -1,5 +1,12 @@
 # CONTRACT.md: make run, make test, make bench work from a fresh clone.
 SHELL := /bin/bash
+
+# libuv's thread pool runs every chdb statement (N-API async work) and the ingest log's
+# writes and fdatasyncs. Its default 4 threads were all taken at times by two inserts, the
+# rollup fold and a log sync, and a read then queued behind a 100 ms insert for a thread;
+# the size is read once, before any module code runs, so it is set for the process here
+# (run, test and bench alike). A value in the environment wins.
+export UV_THREADPOOL_SIZE ?= 16
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
 .PHONY: run test bench install build typecheck

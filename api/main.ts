@@ -17,6 +17,10 @@ async function main(): Promise<void> {
   }
   // Before anything serves: no request, whatever it throws and wherever, ends the process.
   installProcessGuard(logger.child({ module: 'process' }));
+  // libuv reads its pool size before any module runs: only the environment can set it (the Makefile does).
+  if (process.env['UV_THREADPOOL_SIZE'] === undefined) {
+    logger.warn('UV_THREADPOOL_SIZE is not set: libuv\'s 4 threads run every ClickHouse statement and ingest log sync, and reads queue behind inserts for them; start with `make run` or set it (16)');
+  }
   let server;
   try {
     server = await startServer(config);

@@ -67,7 +67,9 @@ export async function startService(opts: { logDir: string; port?: number; env?: 
     cwd: REPO_ROOT,
     env: {
       ...process.env, PORT: String(opts.port ?? 0), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret,
-      SERVICE_CONFIG: configFile, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn', ...opts.env,
+      SERVICE_CONFIG: configFile, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+      // As `make run` starts it (the Makefile says why).
+      UV_THREADPOOL_SIZE: process.env['UV_THREADPOOL_SIZE'] ?? '16', ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
