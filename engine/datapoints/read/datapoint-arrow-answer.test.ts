@@ -1,8 +1,9 @@
 // Goal: the Arrow answer's shape without a server: the columns a mix of items gets (and the 400
 // when raw items need different value types), every column and metadata entry of a stream read
 // back with apache-arrow (a series without externalId, timestamps before 1970, decimal
-// aggregates as doubles, counts and ids past 2^32), and the joining of an engine column that
-// came in several chunks (fixed width, utf8, with nulls, sliced).
+// aggregates as doubles, counts and ids past 2^32), a raw page's column buffers sent as chunks
+// of their own (not copied), and the joining of an engine column that came in several chunks
+// (fixed width, utf8, with nulls, sliced).
 // Method: pure calls on hand-made pages and buckets; one line per case.
 import t from 'tap';
 import { Float64, Int64, RecordBatchReader, Utf8, makeData, makeVector, vectorFromArray, type Data, type RecordBatch } from 'apache-arrow';
@@ -46,8 +47,8 @@ const page = (timestamps: bigint[], values: Data<Float64>, nextCursor?: string):
   length: timestamps.length, timestamps: makeData({ type: new Int64(), length: timestamps.length, data: BigInt64Array.from(timestamps) }), values, ...(nextCursor ? { nextCursor } : {}),
 });
 
-function readBack(bytes: Uint8Array): { batches: RecordBatch[]; items: unknown } {
-  const reader = RecordBatchReader.from(bytes).open();
+function readBack(chunks: Uint8Array[]): { batches: RecordBatch[]; items: unknown } {
+  const reader = RecordBatchReader.from(Buffer.concat(chunks)).open();
   const items = JSON.parse(reader.schema.metadata.get('items') ?? 'null');
   return { batches: [...reader], items };
 }
@@ -56,14 +57,14 @@ t.test('answer: raw and aggregate batches, their rows and metadata', async (t) =
   const floats = makeData({ type: new Float64(), length: 2, data: Float64Array.of(1.5, -0.25) });
   const asks = [{ index: 0, target: target(7, 'FLOAT', null) }, { index: 1, target: target(2 ** 40, 'NUMERIC'), aggregates: ['AVG', 'COUNT', 'SUM'] as AggregateName[] }];
   const layout = arrowLayout(asks);
-  const bytes = arrowAnswer(layout, [
+  const chunks = arrowAnswer(layout, [
     { target: target(7, 'FLOAT', null), raw: page([-86_400_001n, 0n], floats, 'cursor-1') },
     {
       target: target(2 ** 40, 'NUMERIC'), aggregates: ['AVG', 'COUNT', 'SUM'],
       result: { buckets: [{ timestampMs: -3_600_000, average: 1_500_000n, count: 2 ** 33, sum: -250_000n }, { timestampMs: 4_102_441_200_000, average: 1n, count: 1, sum: 1n }] },
     },
   ]);
-  const { batches, items } = readBack(bytes);
+  const { batches, items } = readBack(chunks);
   t.strictSame(items, [{ id: 7, externalId: null, valueType: 'FLOAT', nextCursor: 'cursor-1' }, { id: 2 ** 40, externalId: 's1099511627776', valueType: 'NUMERIC' }], 'schema metadata items');
   t.strictSame(batches.map((b) => Object.fromEntries(b.metadata)), [
     { id: '7', valueType: 'FLOAT', nextCursor: 'cursor-1' }, { id: String(2 ** 40), valueType: 'NUMERIC', externalId: 's1099511627776' },
@@ -78,6 +79,19 @@ t.test('answer: raw and aggregate batches, their rows and metadata', async (t) =
       { id: BigInt(2 ** 40), externalId: 's1099511627776', timestamp: 4_102_441_200_000, value: null, average: 0.000001, count: 1n, sum: 0.000001 },
     ],
   ], 'rows: nulls where an item does not fill a column, int64 halves right for negative and large values');
+});
+
+t.test('answer: a raw page\'s column buffers are chunks of their own, the pieces between them joined', async (t) => {
+  const length = 100_000;
+  const values = makeData({ type: new Float64(), length, data: Float64Array.from({ length }, (_, i) => i / 8) });
+  const raw = page(Array.from({ length }, (_, i) => BigInt(i)), values);
+  const chunks = arrowAnswer(arrowLayout([{ index: 0, target: target(3, 'FLOAT') }]), [{ target: target(3, 'FLOAT'), raw }]);
+  t.ok(chunks.some((chunk) => chunk.buffer === (values.values as Float64Array).buffer), 'the value column is sent from its own buffer');
+  t.ok(chunks.some((chunk) => chunk.buffer === (raw.timestamps.values as BigInt64Array).buffer), 'the timestamps too');
+  t.ok(chunks.length <= 9, `${chunks.length} chunks: schema, id, externalId, timestamp, value and the pieces between`);
+  const { batches } = readBack(chunks);
+  t.equal(batches[0]?.numRows, length, 'rows');
+  t.equal(batches[0]?.getChild('value')?.get(length - 1), (length - 1) / 8, 'the last value');
 });
 
 t.test('joinChunks: one chunk of several, values and validity in order', async (t) => {

@@ -11,9 +11,10 @@ import { arrowAnswer, arrowLayout, type ArrowItem, type ArrowItemAsk } from './d
 import { planListDatapoints, specAggregateResults, type ListDatapointsDeps, type ListDatapointsRequest, type ListQuery } from './list-datapoints.ts';
 
 /**
- * The answer's bytes: one record batch per named series in request order (series ignored by
- * `ignoreUnknownIds` have none, as they have no JSON item). Throws what the JSON list throws,
- * and BadRequestError when raw items' values need different Arrow types (arrowLayout).
+ * The answer's chunks (arrowAnswer, sent without joining them): one record batch per named
+ * series in request order (series ignored by `ignoreUnknownIds` have none, as they have no
+ * JSON item). Throws what the JSON list throws, and BadRequestError when raw items' values
+ * need different Arrow types (arrowLayout).
  */
 export async function listDatapointsArrow(access: Access, request: ListDatapointsRequest, deps: ListDatapointsDeps): Promise<Uint8Array[]> {
   const plan = await planListDatapoints(access, request, deps);
@@ -30,5 +31,5 @@ export async function listDatapointsArrow(access: Access, request: ListDatapoint
     const raw = await timed(deps.metrics, 'clickhouse', 'read-raw', () => deps.store.readRawArrow(access.tenant, target as SeriesTarget, { start: q.start, end: q.end, limit: q.limit, cursor: q.cursor }));
     return { target, raw };
   }));
-  return [arrowAnswer(layout, items)];
+  return arrowAnswer(layout, items);
 }
