@@ -92,6 +92,10 @@ t.test('answer: a raw page\'s column buffers are chunks of their own, the pieces
   const { batches } = readBack(chunks);
   t.equal(batches[0]?.numRows, length, 'rows');
   t.equal(batches[0]?.getChild('value')?.get(length - 1), (length - 1) / 8, 'the last value');
+  t.strictSame(Buffer.concat(arrowAnswer(arrowLayout([{ index: 0, target: target(3, 'FLOAT') }]), [{ target: target(3, 'FLOAT'), raw }])), Buffer.concat(chunks), 'the page asked again: the same bytes');
+  const renamed = readBack(arrowAnswer(arrowLayout([{ index: 0, target: target(3, 'FLOAT', 'renamed') }]), [{ target: target(3, 'FLOAT', 'renamed'), raw }]));
+  t.equal(renamed.batches[0]?.metadata.get('externalId'), 'renamed', 'the page asked as another externalId: that one');
+  t.equal(renamed.batches[0]?.getChild('externalId')?.get(0), 'renamed', 'in the column too');
 });
 
 t.test('joinChunks: one chunk of several, values and validity in order', async (t) => {

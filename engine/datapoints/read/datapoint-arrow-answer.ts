@@ -168,6 +168,27 @@ class AnswerChunks extends AsyncByteQueue {
  * is sent.
  */
 export function arrowAnswer(layout: ArrowLayout, items: readonly ArrowItem[]): Uint8Array[] {
+  const only = items.length === 1 ? items[0] as ArrowItem : undefined;
+  if (!only || !('raw' in only)) return writeAnswer(layout, items);
+  const key = JSON.stringify([layout, itemMetadata(only)]);
+  const kept = ONE_ITEM_ANSWERS.get(only.raw);
+  if (kept?.key === key) return [...kept.chunks];
+  const chunks = writeAnswer(layout, items);
+  ONE_ITEM_ANSWERS.set(only.raw, { key, chunks });
+  return [...chunks];
+}
+
+/**
+ * Answers of one raw item by its page. A page kept in the read context cache is mostly asked
+ * again as the same item (a client paging through a series anew), and apache-arrow's writer
+ * took about 1 ms of the 1.5 ms the engine spent on such a 100,000-point page (its JSON page:
+ * 0.2 ms); a 10-point page answered in 4.0 ms against JSON's 2.0 (curl, medians). An answer
+ * holds little beyond its page: the joined header pieces (1.3 KB) and the repeated columns,
+ * which the pages of one series share. It goes when its page does.
+ */
+const ONE_ITEM_ANSWERS = new WeakMap<RawArrowPage, { key: string; chunks: readonly Uint8Array[] }>();
+
+function writeAnswer(layout: ArrowLayout, items: readonly ArrowItem[]): Uint8Array[] {
   const metadata = items.map(itemMetadata);
   const schema = schemaOf(layout, new Map([['items', JSON.stringify(metadata)]]));
   const externalIds = [...new Set(metadata.flatMap((m) => (m.externalId === null ? [] : [m.externalId])))];
