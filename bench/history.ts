@@ -83,6 +83,8 @@ export function resultsMarkdown(runs: RecordedRun[], resultsDir: string): string
     'at size full. Times are medians (p99 beside them) over repeated runs after warm-up; ratios',
     'are ours / peer on the same data in the same run; targets and what the rows measure are in',
     'bench/README.md. Notes on each figure (CPU, RSS, disk, warm-up) are in the run\'s file.',
+    'Where a target is missed, by how much is in its row; what limits it and the profile that',
+    'shows it are in bench/README.md, "Where the missed targets stand".',
   ];
   const shown = new Set<RecordedRun>();
   for (const name of suites) {

@@ -356,37 +356,32 @@ class ArrowScanner {
     }
   }
 
+  /** Each non-null row of a value chunk: its place in the scanned columns, its index in the chunk, its row; a null row fails. */
+  private eachValue(data: Data, place: Uint32Array, firstRow: number, each: (at: number, from: number, row: number) => void): void {
+    for (let i = 0; i < data.length; i++) {
+      const row = firstRow + i;
+      if (isNull(data, i)) this.fail(row, 'value', 'is null; every data point has a value.');
+      else each(place[row] as number, data.offset + i, row);
+    }
+  }
+
   private readFloats(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
     const values = data.values as Float64Array | Float32Array | Uint16Array;
     checkLength(values.length, data, 'value');
     if (param(data.type, 'precision') === 0) throw new StreamError('value', 'value is float16; send float32 or float64.');
-    for (let i = 0; i < data.length; i++) {
-      const row = firstRow + i;
-      if (isNull(data, i)) {
-        this.fail(row, 'value', 'is null; every data point has a value.');
-        continue;
-      }
-      const at = place[row] as number;
+    this.eachValue(data, place, firstRow, (at, from) => {
       out.valueKind[at] = VALUE_KIND_FLOAT64;
-      out.numberValue[at] = values[data.offset + i] as number;
+      out.numberValue[at] = values[from] as number;
       out.valueOffset[at] = 0;
       out.valueBytes[at] = 0;
-    }
+    });
   }
 
   private readIntegers(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody, valueWords: Int32Array): void {
-    const wide = param(data.type, 'bitWidth') === 64;
-    const halves = wide ? words(data) : undefined;
+    const halves = param(data.type, 'bitWidth') === 64 ? words(data) : undefined;
     const values = data.values as ArrayLike<number>;
-    checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'value');
-    for (let i = 0; i < data.length; i++) {
-      const row = firstRow + i;
-      if (isNull(data, i)) {
-        this.fail(row, 'value', 'is null; every data point has a value.');
-        continue;
-      }
-      const at = place[row] as number;
-      const from = data.offset + i;
+    checkLength(halves ? halves.length / 2 : values.length, data, 'value');
+    this.eachValue(data, place, firstRow, (at, from) => {
       out.valueKind[at] = VALUE_KIND_INT64;
       out.valueOffset[at] = 0;
       out.valueBytes[at] = 0;
@@ -399,7 +394,7 @@ class ArrowScanner {
         valueWords[at * 2] = v | 0;
         valueWords[at * 2 + 1] = v < 0 ? -1 : 0;
       }
-    }
+    });
   }
 
   private readTexts(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
@@ -408,22 +403,16 @@ class ArrowScanner {
     const texts = dictionary ? this.textChunks(dictionary, 'value') : undefined;
     const indexes = data.values as ArrayLike<number>;
     if (dictionary) checkLength(indexes.length, data, 'value');
-    for (let i = 0; i < data.length; i++) {
-      const row = firstRow + i;
-      if (isNull(data, i)) {
-        this.fail(row, 'value', 'is null; every data point has a value.');
-        continue;
-      }
+    this.eachValue(data, place, firstRow, (at, from, row) => {
       let start: number;
       let end: number;
       if (texts && dictionary) {
-        const entry = indexes[data.offset + i] as number;
+        const entry = indexes[from] as number;
         if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].value`, `rows[${row}].value is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
         [start, end] = this.entryBounds(texts, entry, row, 'value');
       } else {
-        [start, end] = textBounds(chunk as TextChunk, data.offset + i, row, 'value');
+        [start, end] = textBounds(chunk as TextChunk, from, row, 'value');
       }
-      const at = place[row] as number;
       out.valueOffset[at] = start;
       out.valueBytes[at] = end - start;
       if (isPrintableAscii(this.body, start, end)) {
@@ -433,7 +422,7 @@ class ArrowScanner {
         out.valueKind[at] = VALUE_KIND_STRING_UTF8;
         out.numberValue[at] = Number.NaN;
       }
-    }
+    });
   }
 
   /** A utf8 chunk's strings as places in the body. */
