@@ -13,10 +13,10 @@
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
-import type { BatchMemory, CommitListener, IngestBatch, IngestLog } from './ingest-log.ts';
+import type { BatchMemory, CommitListener, IngestBatch, IngestLog, ReadWindow } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, committedCopy } from './commit-listeners.ts';
-import { ReadBarriers, type ReadWindow } from './read-barriers.ts';
+import { ReadBarriers } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';

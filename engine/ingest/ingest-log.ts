@@ -2,7 +2,12 @@
 // what its commit listeners get once a batch is durable. The points' shapes are
 // engine/datapoints/types.ts.
 import type { SeriesPoints } from '../datapoints/types.ts';
-import type { ReadWindow } from './read-barriers.ts';
+
+/** The time a read covers, [start, end) in epoch ms (±Infinity when open): a read barrier waits only for points within it. */
+export interface ReadWindow {
+  start: number;
+  end: number;
+}
 
 /** A batch of one tenant's points as handed to the ingest log. */
 export interface IngestBatch {

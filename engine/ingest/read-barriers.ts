@@ -5,7 +5,7 @@
 // reads once everything up to that point is in: a map update per series of an append when it
 // is acknowledged and when it is inserted, one comparison per waiting read per commit.
 import { StoreUnavailableError } from '../errors.ts';
-import type { IngestBatch } from './ingest-log.ts';
+import type { IngestBatch, ReadWindow } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 
 /**
@@ -20,11 +20,6 @@ interface UninsertedAppends {
   bySeries: Map<number, number[]>;
 }
 
-/** The time a read covers, [start, end) in epoch ms (±Infinity when open). */
-export interface ReadWindow {
-  start: number;
-  end: number;
-}
 
 /** A read waiting until every append up to throughIndex (queue arrival order) is inserted. */
 interface WaitingRead {

@@ -18,7 +18,7 @@ import { timed, type Metrics } from '../../metrics.ts';
 import { aggregateItemJson, cdfAggregateItemJson, itemsJson, rawItemFromJson } from './datapoint-json.ts';
 import { cdfAggregateDatapointsJson, type CdfAggregateName } from './cdf-aggregates.ts';
 import { bucketReach, parseGranularity } from './aggregate-grid.ts';
-import type { ReadWindow } from '../../ingest/read-barriers.ts';
+import type { ReadWindow } from '../../ingest/ingest-log.ts';
 import { parseTimeZone } from './time-zone.ts';
 
 export interface ListDatapointsDeps {
