@@ -2,16 +2,19 @@
 // quotas SERVICE_CONFIG raises, as a large customer's contract would. The gateway's series, the
 // base set and a history of some gateway series all live in that tenant; V1 reads it while the
 // gateway writes it, (a) on base series the ingest does not write and (b) on gateway series it
-// does write, idle, under a paced ingest and under a flat-out one. Ours and VictoriaMetrics get
-// the same writes (VictoriaMetrics as CSV, one namespace) and the same picks. Every answer is
-// checked; (b) reads windows of the history written before the load, whose answers are fixed.
+// does write, idle, under a paced ingest and under a flat-out one; (c) is a live chart, the
+// same V1 over the 6 h the gateway is writing (its newest points still queued or being
+// inserted). Ours and VictoriaMetrics get the same writes (VictoriaMetrics as CSV, one
+// namespace) and the same picks. Answers of (a) and (b) are checked: (b) reads windows of the
+// history written before the load, whose answers are fixed; (c)'s change as it is written.
 import type { LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { GATEWAY_GEN, ingest, loadInBulk, type LoadPlan } from './gateway.ts';
 import type { IngestFigures } from './load.ts';
 import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
-import { checkVaried, timeVaried, VariedPicker, type VariedQuery, type VariedSummary } from './varied.ts';
+import { checkVaried, timeVaried, VariedPicker, type VariedPick, type VariedQuery, type VariedSummary } from './varied.ts';
+import { mulberry32 } from './prng.ts';
 import { SPACING_MS, Workload } from './workload.ts';
 
 const DAY_MS = 86_400_000;
@@ -51,9 +54,10 @@ type UnderIngest = TimingSummary & { problem?: string };
 
 export interface OneTenantPhase {
   ingest?: IngestFigures;
-  /** V1 (a) on the base set, (b) on the written series, while the ingest ran. */
+  /** V1 (a) on the base set, (b) on the written series' history, (c) on the window being written, while the ingest ran. */
   base?: UnderIngest;
   written?: UnderIngest;
+  live?: UnderIngest;
 }
 
 export interface OneTenantRun {
@@ -93,7 +97,23 @@ export class OneTenantPlan {
     const o = this.plan.size.oneTenant;
     return `one tenant with raised rate limits and quotas: the base set (${this.plan.base.size.seriesCount} series), ${g.seriesCount} gateway series of which ${o.writtenSeriesCount} hold a ${this.history.size.pointsPerSeries}-point history written before the load; `
       + `${g.seriesCount} x ${o.pacedPointsPerSeries} points paced at ${o.pacedPointsPerSecond} points/s, then ${g.seriesCount} x ${o.flatOutPointsPerSeries} flat out, ${g.itemsPerRequest * g.pointsPerItem}-point requests (${g.itemsPerRequest} items x ${g.pointsPerItem} points), ${g.connectionCount} connections; `
-      + `V1 (a) on the base set and (b) on the written series by turns, each every ${this.plan.size.queryEveryMs} ms`;
+      + `V1 (a) on the base set, (b) on the written series' history and (c) on the window being written by turns, each every ${this.plan.size.queryEveryMs} ms`;
+  }
+
+  /**
+   * A live chart, V1 (c): a 1m read of a random gateway series over the 6 h its gateway
+   * writes (the paced and flat-out points span 5.6 h at full), starting at a random one of
+   * its first 30 minutes so that repeated picks differ.
+   */
+  livePicker(seed: number): () => VariedPick {
+    const random = mulberry32(seed);
+    const g = this.plan.size.gateway;
+    const start = this.gatewayWorkload.startMs;
+    return () => {
+      const s = Math.floor(random() * g.seriesCount);
+      const fromMs = start + Math.floor(random() * 30) * 60_000;
+      return { query: 'v1', series: { externalId: plantGatewayExternalId(s), gen: GATEWAY_GEN + s }, fromMs, toMs: fromMs + 6 * 3_600_000 };
+    };
   }
 
   /** The gateway requests of steps [fromStep, toStep): each step writes the next pointsPerItem points of every series. */
@@ -151,6 +171,7 @@ export async function oneTenantRows(target: LoadSystem, proc: SystemProcess, one
     const pickers = {
       base: new VariedPicker(plan.base, plan.varied, plan.seed + 10, { seriesCount: base.length, pointsPerSeries: plan.base.size.pointsPerSeries, ref: (s) => base[s] as { externalId: string; gen: number } }),
       written: new VariedPicker(one.history, plan.varied, plan.seed + 11, { seriesCount: written.length, pointsPerSeries: one.history.size.pointsPerSeries, ref: (s) => written[s] as { externalId: string; gen: number } }),
+      live: one.livePicker(plan.seed + 12),
     };
     const query: VariedQuery = (pick) => target.variedQuery(pick, one.tenant);
     const counts = { warmupCount: plan.varied.warmupCount, pickCount: plan.varied.pickCount, ...(tolerance ? { tolerance } : {}) };
@@ -161,11 +182,11 @@ export async function oneTenantRows(target: LoadSystem, proc: SystemProcess, one
     const o = plan.size.oneTenant;
     const pacedSteps = o.pacedPointsPerSeries / g.pointsPerItem;
     run.paced = await oneTenantPhase(target, proc, one.requests(target, 0, pacedSteps), { query, pickers, everyMs: plan.size.queryEveryMs, tolerance, connectionCount: g.connectionCount, pace: { ratePointsPerSecond: o.pacedPointsPerSecond } });
-    log(`paced ${Math.round(run.paced.ingest?.pointsPerSecond ?? 0)} points/s (asked ${o.pacedPointsPerSecond}); V1 (a) p99 ${run.paced.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.paced.written?.p99Ms.toFixed(2) ?? '-'} ms`);
+    log(`paced ${Math.round(run.paced.ingest?.pointsPerSecond ?? 0)} points/s (asked ${o.pacedPointsPerSecond}); V1 (a) p99 ${run.paced.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.paced.written?.p99Ms.toFixed(2) ?? '-'} ms, (c) p99 ${run.paced.live?.p99Ms.toFixed(2) ?? '-'} ms`);
     const note = await target.afterIngest(afterIngest);
     if (note) run.afterPacedNote = note;
     run.flatOut = await oneTenantPhase(target, proc, one.requests(target, pacedSteps, pacedSteps + o.flatOutPointsPerSeries / g.pointsPerItem), { query, pickers, everyMs: plan.size.queryEveryMs, tolerance, connectionCount: g.connectionCount });
-    log(`flat out ${Math.round(run.flatOut.ingest?.pointsPerSecond ?? 0)} points/s; V1 (a) p99 ${run.flatOut.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.flatOut.written?.p99Ms.toFixed(2) ?? '-'} ms`);
+    log(`flat out ${Math.round(run.flatOut.ingest?.pointsPerSecond ?? 0)} points/s; V1 (a) p99 ${run.flatOut.base?.p99Ms.toFixed(2) ?? '-'} ms, (b) p99 ${run.flatOut.written?.p99Ms.toFixed(2) ?? '-'} ms, (c) p99 ${run.flatOut.live?.p99Ms.toFixed(2) ?? '-'} ms`);
     await target.afterIngest(afterIngest);
   } catch (error) {
     run.error = (error as Error).message;
@@ -174,14 +195,17 @@ export async function oneTenantRows(target: LoadSystem, proc: SystemProcess, one
   return run;
 }
 
-/** One ingest with V1 (a) and (b) by turns meanwhile: each every everyMs, one query at a time. */
+type Pickers = { base: VariedPicker; written: VariedPicker; live: () => VariedPick };
+type TurnSamples = { base: number[]; written: number[]; live: number[]; problem: { base?: string; written?: string } };
+
+/** One ingest with V1 (a), (b) and (c) by turns meanwhile: each every everyMs, one query at a time. */
 async function oneTenantPhase(target: LoadSystem, proc: SystemProcess, requests: PreparedWrite[], opts: {
-  query: VariedQuery; pickers: { base: VariedPicker; written: VariedPicker }; everyMs: number; tolerance: number | undefined; connectionCount: number; pace?: { ratePointsPerSecond: number };
+  query: VariedQuery; pickers: Pickers; everyMs: number; tolerance: number | undefined; connectionCount: number; pace?: { ratePointsPerSecond: number };
 }): Promise<OneTenantPhase> {
   const done = { value: false };
-  let reads: Promise<{ base: number[]; written: number[]; problem: { base?: string; written?: string } }> = Promise.resolve({ base: [], written: [], problem: {} });
+  let reads: Promise<TurnSamples> = Promise.resolve({ base: [], written: [], live: [], problem: {} });
   const startReads = () => {
-    reads = v1ByTurns(opts.query, opts.pickers, opts.everyMs / 2, done, opts.tolerance);
+    reads = v1ByTurns(opts.query, opts.pickers, opts.everyMs / 3, done, opts.tolerance);
     reads.catch(() => undefined); // awaited below
   };
   let figures: IngestFigures;
@@ -194,19 +218,25 @@ async function oneTenantPhase(target: LoadSystem, proc: SystemProcess, requests:
   const summary = (list: number[], problem: string | undefined): UnderIngest | undefined => (list.length > 0 ? { ...summarize(list), ...(problem ? { problem } : {}) } : undefined);
   const base = summary(samples.base, samples.problem.base);
   const written = summary(samples.written, samples.problem.written);
-  return { ingest: figures, ...(base ? { base } : {}), ...(written ? { written } : {}) };
+  const live = summary(samples.live, undefined);
+  return { ingest: figures, ...(base ? { base } : {}), ...(written ? { written } : {}), ...(live ? { live } : {}) };
 }
 
-/** V1 on `base` and `written` by turns, one query every `turnMs` (start to start), until `done`. */
-async function v1ByTurns(query: VariedQuery, pickers: { base: VariedPicker; written: VariedPicker }, turnMs: number, done: { value: boolean }, tolerance: number | undefined) {
-  const out = { base: [] as number[], written: [] as number[], problem: {} as { base?: string; written?: string } };
+/** V1 (a), (b) and (c) by turns, one query every `turnMs` (start to start), until `done`. */
+async function v1ByTurns(query: VariedQuery, pickers: Pickers, turnMs: number, done: { value: boolean }, tolerance: number | undefined): Promise<TurnSamples> {
+  const out: TurnSamples = { base: [], written: [], live: [], problem: {} };
   for (let turn = 0; !done.value; turn++) {
-    const which = turn % 2 === 0 ? 'base' : 'written';
+    const which = (['base', 'written', 'live'] as const)[turn % 3] as 'base' | 'written' | 'live';
     const started = performance.now();
-    const pick = pickers[which].pick('v1');
-    const { elapsedMs, answer } = await query(pick);
-    out.problem[which] ??= checkVaried(pickers[which].workload, pick, answer, tolerance);
-    out[which].push(elapsedMs);
+    if (which === 'live') {
+      // The window is being written: its answer changes as it is read, and is not checked.
+      out.live.push((await query(pickers.live())).elapsedMs);
+    } else {
+      const pick = pickers[which].pick('v1');
+      const { elapsedMs, answer } = await query(pick);
+      out.problem[which] ??= checkVaried(pickers[which].workload, pick, answer, tolerance);
+      out[which].push(elapsedMs);
+    }
     const wait = turnMs - (performance.now() - started);
     if (wait > 0 && !done.value) await new Promise((resolve) => setTimeout(resolve, wait));
   }
@@ -248,18 +278,22 @@ export function oneTenantMetrics(runs: OneTenantRun[], one: OneTenantPlan): Metr
     metric('one-tenant-v1-paced-base-ratio', 'one tenant: V1 (a) p99 paced / idle p99', 'x', 'lower', ONE_TENANT_TARGETS.pacedBaseRatio, (r) => ratio(r.paced?.base, r.idleBase)),
     metric('one-tenant-v1-paced-written', `one tenant: V1 (b) during the paced ingest`, 'ms', 'lower', undefined, (r) => timing(r.paced?.written)),
     metric('one-tenant-v1-paced-written-ratio', 'one tenant: V1 (b) p99 paced / idle p99', 'x', 'lower', ONE_TENANT_TARGETS.pacedWrittenRatio, (r) => ratio(r.paced?.written, r.idleWritten)),
+    metric('one-tenant-v1-paced-live', `one tenant: V1 (c), a live chart of the window being written, during the paced ingest`, 'ms', 'lower', undefined, (r) => timing(r.paced?.live)),
+    metric('one-tenant-v1-paced-live-ratio', 'one tenant: V1 (c) p99 paced / (b) idle p99', 'x', 'lower', ONE_TENANT_TARGETS.pacedWrittenRatio, (r) => ratio(r.paced?.live, r.idleWritten)),
     metric('one-tenant-flat-rate', 'one tenant: gateway ingest flat out', 'points/s', 'higher', undefined, (r) => rate(r.flatOut)),
     metric('one-tenant-v1-flat-base', 'one tenant: V1 (a) during the flat-out ingest', 'ms', 'lower', undefined, (r) => timing(r.flatOut?.base)),
     metric('one-tenant-v1-flat-base-p99', 'one tenant: V1 (a) p99 during the flat-out ingest', 'ms', 'lower', ONE_TENANT_TARGETS.flatOutBaseP99, (r) => r.flatOut?.base && { value: r.flatOut.base.p99Ms, runCount: r.flatOut.base.runCount, checked: !r.flatOut.base.problem }),
     metric('one-tenant-v1-flat-base-ratio', 'one tenant: V1 (a) p99 flat out / idle p99', 'x', 'lower', undefined, (r) => ratio(r.flatOut?.base, r.idleBase)),
     metric('one-tenant-v1-flat-written', 'one tenant: V1 (b) during the flat-out ingest', 'ms', 'lower', undefined, (r) => timing(r.flatOut?.written)),
     metric('one-tenant-v1-flat-written-ratio', 'one tenant: V1 (b) p99 flat out / idle p99', 'x', 'lower', undefined, (r) => ratio(r.flatOut?.written, r.idleWritten)),
+    metric('one-tenant-v1-flat-live', 'one tenant: V1 (c), a live chart, during the flat-out ingest', 'ms', 'lower', undefined, (r) => timing(r.flatOut?.live)),
+    metric('one-tenant-v1-flat-live-ratio', 'one tenant: V1 (c) p99 flat out / (b) idle p99', 'x', 'lower', undefined, (r) => ratio(r.flatOut?.live, r.idleWritten)),
   ];
 }
 
 /** The notes of the one-tenant rows: the plan, failures, wrong answers. */
 export function oneTenantNotes(runs: OneTenantRun[], one: OneTenantPlan): string[] {
-  const notes = [`one-tenant rows: ${one.describe()}; (b) reads windows of the history only (a window still being written has no fixed answer), in series the ingest writes meanwhile`];
+  const notes = [`one-tenant rows: ${one.describe()}; (b) reads windows of the history only (a window still being written has no fixed answer), in series the ingest writes meanwhile; (c) reads the 6 h the gateway is writing, unchecked, its ratio against (b)'s idle p99 (an idle read of a window not yet written would read nothing)`];
   for (const r of runs) {
     if (r.error) notes.push(`${r.system} one-tenant rows FAILED: ${r.error}`);
     if (r.afterPacedNote) notes.push(`${r.system}: between the paced and the flat-out ingest, ${r.afterPacedNote}`);

@@ -165,7 +165,11 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
   const insertDeps: InsertDatapointsDeps = {
     series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
   };
-  const readDeps = { series, store, readBarrier, metrics };
+  // The engine in process reads queued points from the log's memory: a read waits for no insert.
+  const queuedForRead = store.columnar.readsColumnSources && ingestLog.queuedForRead
+    ? (tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]) => (ingestLog.queuedForRead as NonNullable<IngestLog['queuedForRead']>).call(ingestLog, tenant, seriesIds, windows)
+    : undefined;
+  const readDeps = { series, store, readBarrier, queuedForRead, metrics };
   const checks: HealthCheck[] = [{
     name: 'clickhouse',
     ping: async () => {

@@ -75,6 +75,18 @@ export const VALUE_TYPE_INDEX: ReadonlyMap<ValueType, number> = new Map(VALUE_TY
 export interface SeriesRef {
   seriesId: number;
   valueType: ValueType;
+  /**
+   * Acknowledged points of the series not yet in the store, within the time the read covers,
+   * taken from the ingest log's memory when the read began (a memtable: the read does not
+   * wait for their insert). Absent when the read waited for them instead.
+   */
+  queued?: readonly QueuedRun[];
+}
+
+/** Points of one acknowledged append of a series, at the append's write version (copies: the log's memory goes back at its insert). */
+export interface QueuedRun {
+  writeVersion: bigint;
+  points: SeriesPoints;
 }
 
 /**

@@ -20,7 +20,8 @@ import type { SeriesPoints } from '../datapoints/types.ts';
 import type { IngestBatch } from './ingest-log.ts';
 import { logger } from '../log.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
-import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
+import { GroupCommitLog } from './group-commit.ts';
+import { HoldingSink } from '../testing/holding-sink.ts';
 import { IngestWal } from './ingest-wal.ts';
 
 const quietLog = logger.child({ module: 'read-barrier-test' }, { level: 'silent' });
@@ -33,34 +34,6 @@ const T0 = 1_700_000_000_000;
 const point = (seriesId: number, at: number, value = 1): SeriesPoints =>
   ({ seriesId, valueType: 'FLOAT', timestampMs: Float64Array.of(T0 + at * 1000), float: Float64Array.of(value) });
 
-/** Holds every insert until release(index) (index: order of arrival); done(index) once it is in the store. */
-class HoldingSink implements GroupCommitSink {
-  readonly calls: (IngestBatch | PackedBatch)[][] = [];
-  readonly stored: boolean[] = [];
-  private readonly releases: (() => void)[] = [];
-  private readonly releasedAt = new Set<number>();
-  private readonly finished: Promise<void>[] = [];
-  private readonly watchers: { count: number; resolve: () => void }[] = [];
-  /** Resolves once `count` inserts have entered. */
-  entered(count: number): Promise<void> {
-    if (this.calls.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.watchers.push({ count, resolve }));
-  }
-  release(index: number): void { this.releases[index]?.(); }
-  done(index: number): Promise<void> { return this.finished[index] ?? Promise.resolve(); }
-  /** Inserts entered and not released yet. */
-  held(): number[] { return this.calls.flatMap((_, i) => (this.releasedAt.has(i) ? [] : [i])); }
-  insertMany(batches: readonly (IngestBatch | PackedBatch)[]): Promise<void> {
-    const index = this.calls.push([...batches]) - 1;
-    this.stored[index] = false;
-    const released = new Promise<void>((resolve) => { this.releases[index] = () => { this.releasedAt.add(index); resolve(); }; });
-    const insert = released.then(() => store.insertMany(batches)).then(() => { this.stored[index] = true; });
-    this.finished[index] = insert;
-    for (const watcher of this.watchers.filter((w) => this.calls.length >= w.count)) watcher.resolve();
-    return insert;
-  }
-}
-
 /** Whether `promise` has settled once the turns already queued have run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
@@ -71,7 +44,7 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 async function openLog(options: { loggedWaitMaxMs?: number } = {}) {
   const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
-  const sink = new HoldingSink();
+  const sink = new HoldingSink(store);
   const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool(), logger: quietLog, ...options });
   return { wal, sink, log };
 }

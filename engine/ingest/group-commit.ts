@@ -20,6 +20,7 @@ import { ReadBarriers } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
 import type { IngestWal } from './ingest-wal.ts';
+import type { QueuedRun } from '../datapoints/types.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
 
 /** What the log writes into; resolves once every batch is durable. */
@@ -202,7 +203,8 @@ export class GroupCommitLog implements IngestLog {
       throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
     }
     const index = this.nextIndex++;
-    this.barriers.added(batch, index);
+    // The log's copy: reads copy queued points out of it until its insert is done (queuedForRead).
+    this.barriers.added(owned.batch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The copy is
@@ -245,9 +247,21 @@ export class GroupCommitLog implements IngestLog {
     return lowest;
   }
 
+  /**
+   * The acknowledged points of `tenant`'s series not yet inserted, within each series'
+   * window, copied out of the log's memory (parallel to seriesIds; undefined where none): a
+   * read on an engine that can read JS columns adds them to the store's answer instead of
+   * waiting in readBarrier for their insert. Empty without a write-ahead log (an append is
+   * acknowledged once inserted there).
+   */
+  queuedForRead(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): (QueuedRun[] | undefined)[] {
+    return this.barriers.queued(tenant, seriesIds, windows);
+  }
+
   /** Gives each inserted append's memory and log record back, then resolves the reads it held. */
   private inserted(taken: readonly PendingAppend[]): void {
     for (const pending of taken) {
+      if (pending.index !== undefined) this.barriers.released(pending.index);
       pending.release?.();
       if (pending.sequence !== undefined) this.options.wal?.applied(pending.sequence);
     }
@@ -394,7 +408,10 @@ export class GroupCommitLog implements IngestLog {
           // Their index stays among the running inserts': a read needing them times out rather
           // than answering without points that were acknowledged.
           this.log.error({ err: cause, appends: taken.length, points }, 'inserting acknowledged points failed while stopping; the ingest log keeps them for the next start');
-          for (const pending of taken) pending.release?.();
+          for (const pending of taken) {
+            if (pending.index !== undefined) this.barriers.released(pending.index);
+            pending.release?.();
+          }
         } else if (this.options.wal) {
           // Acknowledged already (they are in the log): try again, with a growing pause.
           retry = true;

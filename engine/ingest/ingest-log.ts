@@ -1,7 +1,7 @@
 // The ingest log's own types: the batch it takes, the log itself (group commit or Kafka), and
 // what its commit listeners get once a batch is durable. The points' shapes are
 // engine/datapoints/types.ts.
-import type { SeriesPoints } from '../datapoints/types.ts';
+import type { QueuedRun, SeriesPoints } from '../datapoints/types.ts';
 
 /** The time a read covers, [start, end) in epoch ms (±Infinity when open): a read barrier waits only for points within it. */
 export interface ReadWindow {
@@ -70,6 +70,13 @@ export interface IngestLog {
    * (parallel to seriesIds), only for points within the time the read covers of each.
    */
   readBarrier?(tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]): Promise<void>;
+  /**
+   * Optional: instead of readBarrier, the acknowledged points of `tenant`'s series `seriesIds`
+   * not yet readable in the store, within each series' window, copied out of the log's memory
+   * (parallel to seriesIds; undefined where none). A read that adds them to the store's answer
+   * (an engine that reads JS columns) waits for no insert.
+   */
+  queuedForRead?(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): (QueuedRun[] | undefined)[];
   /**
    * Optional: registers a listener for every batch once it is durable (for the group-commit
    * log, at its acknowledgement); returns the unsubscribe. A log that hands batches to

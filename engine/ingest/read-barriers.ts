@@ -3,20 +3,27 @@
 // only for what they read"). The group commit (group-commit.ts) numbers its appends in arrival
 // order and says which are in; this module answers how far a read must wait and settles the
 // reads once everything up to that point is in: a map update per series of an append when it
-// is acknowledged and when it is inserted, one comparison per waiting read per commit.
+// is acknowledged and when it is inserted, one comparison per waiting read per commit. A read
+// on an engine that can read JS columns does not wait: it copies the points it needs out of
+// the appends whose memory the log still holds (queued()), as from a memtable.
 import { StoreUnavailableError } from '../errors.ts';
 import type { IngestBatch, ReadWindow } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
+import type { QueuedRun, SeriesPoints } from '../datapoints/types.ts';
+
+/** Entries per append in a series' list: queue index, first and last timestamp, the series' place in its batch. */
+const STRIDE = 4;
 
 /**
  * One tenant's acknowledged appends not yet inserted, by what a read asks for. Per series, its
- * uninserted appends in queue order as flat triples (queue index, first and last timestamp of
- * its points there): a read waits only for appends whose points fall in the time it reads.
+ * uninserted appends in queue order as flat entries (STRIDE: queue index, first and last
+ * timestamp of its points there, its place in the batch): a read waits only for appends whose
+ * points fall in the time it reads.
  */
 interface UninsertedAppends {
   /** Queue index of the tenant's newest uninserted append. */
   newestIndex: number;
-  /** Series id to [index, firstMs, lastMs, index, firstMs, lastMs, ...], oldest first. */
+  /** Series id to [index, firstMs, lastMs, position, index, ...], oldest first. */
   bySeries: Map<number, number[]>;
 }
 
@@ -30,6 +37,8 @@ interface WaitingRead {
 export class ReadBarriers {
   private readonly uninsertedByTenant = new Map<string, UninsertedAppends>();
   private readonly reads = new Set<WaitingRead>();
+  /** Appends whose memory the log holds (queued or being inserted), by queue index. */
+  private readonly held = new Map<number, IngestBatch>();
 
   /** Reads waiting now (a commit waiting to grow takes what is queued while any wait). */
   get waitingCount(): number {
@@ -52,7 +61,7 @@ export class ReadBarriers {
       if (!appends) continue;
       const window = windows?.[k];
       // Newest first: the first append that reaches into the window is the one to wait for.
-      for (let at = appends.length - 3; at >= 0; at -= 3) {
+      for (let at = appends.length - STRIDE; at >= 0; at -= STRIDE) {
         const index = appends[at] as number;
         if (newest !== undefined && index <= newest) break;
         if (window && ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end)) continue;
@@ -75,19 +84,55 @@ export class ReadBarriers {
     });
   }
 
-  /** An acknowledged append, not yet inserted, becomes the newest its reads wait for. */
+  /**
+   * An acknowledged append, not yet inserted, becomes the newest its reads wait for. `batch`
+   * is the log's own copy: queued() reads it until released(index).
+   */
   added(batch: IngestBatch, index: number): void {
     let uninserted = this.uninsertedByTenant.get(batch.tenant);
     if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, bySeries: new Map() }));
     uninserted.newestIndex = index;
-    for (const series of batch.series) {
+    this.held.set(index, batch);
+    for (let position = 0; position < batch.series.length; position++) {
+      const series = batch.series[position] as SeriesPoints;
       const n = series.timestampMs.length;
       if (n === 0) continue;
       // The columns are sorted by timestamp (datapoint-encode.ts): the first and last are the span.
       let appends = uninserted.bySeries.get(series.seriesId);
       if (!appends) uninserted.bySeries.set(series.seriesId, (appends = []));
-      appends.push(index, series.timestampMs[0] as number, series.timestampMs[n - 1] as number);
+      appends.push(index, series.timestampMs[0] as number, series.timestampMs[n - 1] as number, position);
     }
+  }
+
+  /** The log gives append `index`'s memory back (it is in the store): queued() no longer reads it. */
+  released(index: number): void {
+    this.held.delete(index);
+  }
+
+  /**
+   * Copies of the acknowledged points of `tenant`'s series not yet inserted, within each
+   * series' window (parallel to seriesIds; undefined where there are none). Every append
+   * acknowledged before the call is either here or in the store: an append leaves `held` only
+   * once its insert is done. Appends inserted ahead of an earlier one (two inserts at once)
+   * are in the store already and are left out.
+   */
+  queued(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): (QueuedRun[] | undefined)[] {
+    const uninserted = this.uninsertedByTenant.get(tenant);
+    return seriesIds.map((seriesId, k) => {
+      const appends = uninserted?.bySeries.get(seriesId);
+      if (!appends) return undefined;
+      const window = windows[k] ?? { start: -Infinity, end: Infinity };
+      let runs: QueuedRun[] | undefined;
+      for (let at = 0; at < appends.length; at += STRIDE) {
+        if ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end) continue;
+        const batch = this.held.get(appends[at] as number);
+        const series = batch?.series[appends[at + 3] as number];
+        if (!batch || !series) continue;
+        const points = pointsWithin(series, window);
+        if (points) (runs ??= []).push({ writeVersion: batch.writeVersion, points });
+      }
+      return runs;
+    });
   }
 
   /** An inserted append stops holding reads of its series. */
@@ -116,10 +161,36 @@ export class ReadBarriers {
 function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): void {
   const appends = bySeries.get(seriesId);
   if (!appends) return;
-  for (let at = 0; at < appends.length; at += 3) {
+  for (let at = 0; at < appends.length; at += STRIDE) {
     if (appends[at] !== index) continue;
-    appends.splice(at, 3);
+    appends.splice(at, STRIDE);
     break;
   }
   if (appends.length === 0) bySeries.delete(seriesId);
+}
+
+/** The first index whose timestamp is at least ms (the timestamps ascend). */
+function lowerBound(times: Float64Array, ms: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((times[mid] as number) < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A copy of the series' points in [window.start, window.end), or undefined when none are. */
+function pointsWithin(series: SeriesPoints, window: ReadWindow): SeriesPoints | undefined {
+  const from = lowerBound(series.timestampMs, window.start);
+  const to = lowerBound(series.timestampMs, window.end);
+  if (from >= to) return undefined;
+  const points: SeriesPoints = { seriesId: series.seriesId, valueType: series.valueType, timestampMs: series.timestampMs.slice(from, to) };
+  if (series.float) points.float = series.float.slice(from, to);
+  if (series.bigint) points.bigint = series.bigint.slice(from, to);
+  if (series.scaled) points.scaled = series.scaled.slice(from, to);
+  if (series.isText) points.isText = series.isText.slice(from, to);
+  if (series.text) points.text = series.text.slice(from, to);
+  return points;
 }

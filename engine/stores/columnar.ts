@@ -15,17 +15,9 @@ import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { renderParams } from './columnar-literal.ts';
-import type { QueryParams } from './columnar-params.ts';
+import { ColumnSource, type InsertColumn, type InsertColumnType, type QueryParams } from './columnar-params.ts';
 
-/** Column types an insert can carry (Arrow on the wire; convert in the SELECT list). */
-export type InsertColumnType = 'Float64' | 'Int64' | 'Int32' | 'UInt8' | 'String';
-
-export type InsertColumn =
-  | { name: string; type: 'Float64'; data: Float64Array }
-  | { name: string; type: 'Int64'; data: BigInt64Array }
-  | { name: string; type: 'Int32'; data: Int32Array }
-  | { name: string; type: 'UInt8'; data: Uint8Array }
-  | { name: string; type: 'String'; data: readonly string[] };
+export type { InsertColumn, InsertColumnType } from './columnar-params.ts';
 
 /**
  * An insert of columns through `INSERT INTO <table> SELECT <select> FROM <columns>`. Column
@@ -46,6 +38,11 @@ export interface ColumnarInsert {
 
 export interface ColumnarStore {
   readonly kind: 'chdb' | 'clickhouse';
+  /**
+   * Whether statements may read JS columns bound as ColumnSource (`arrowstream({name:ColumnSource})`):
+   * the engine in process only; a server cannot reach this process's memory.
+   */
+  readonly readsColumnSources: boolean;
   /** Rows of a SELECT as objects (JSONEachRow). 64-bit integers may arrive as numbers or strings
    *  depending on engine defaults: select exact values with toString(). */
   query<Row = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<Row[]>;
@@ -181,6 +178,7 @@ const CHDB_QUERY_BYTES_MAX = 64 * 1024 * 1024;
 
 class ChdbColumnarStore implements ColumnarStore {
   readonly kind = 'chdb';
+  readonly readsColumnSources = true;
   private insertCount = 0;
   private closed = false;
 
@@ -214,6 +212,8 @@ class ChdbColumnarStore implements ColumnarStore {
    * (columnar-literal.ts), and statements run side by side.
    */
   private async run(sql: string, values: QueryParams | undefined, format: string, on = this.pick()): Promise<ChdbResult> {
+    const sources = values ? Object.entries(values).filter((entry): entry is [string, ColumnSource] => entry[1] instanceof ColumnSource) : [];
+    if (sources.length > 0) return this.runWithSources(sql, values as QueryParams, sources, format, on);
     const text = renderParams(sql, values);
     on.running++;
     try {
@@ -224,6 +224,25 @@ class ChdbColumnarStore implements ColumnarStore {
       return await on.session.queryAsync(text, { format });
     } finally {
       on.running--;
+    }
+  }
+
+  /** A statement reading JS columns: each ColumnSource is registered on its connection for the statement's run. */
+  private async runWithSources(sql: string, values: QueryParams, sources: readonly [string, ColumnSource][], format: string, on: PooledSession): Promise<ChdbResult> {
+    const rest: Record<string, QueryParams[string]> = { ...values };
+    const names: string[] = [];
+    let text = sql;
+    try {
+      for (const [param, source] of sources) {
+        const name = `source_${process.pid}_${++this.insertCount}`;
+        this.chdb._arrowRegisterColumns(on.session.connection, name, source.columns.map(chdbColumn));
+        names.push(name);
+        text = text.replaceAll(`{${param}:ColumnSource}`, `'${name}'`);
+        delete rest[param];
+      }
+      return await this.run(text, rest, format, on);
+    } finally {
+      for (const name of names) this.chdb._arrowUnregister(on.session.connection, name);
     }
   }
 
@@ -288,6 +307,7 @@ const INPUT_TYPE: Record<InsertColumnType, string> = { Float64: 'Float64', Int64
 
 class ServerColumnarStore implements ColumnarStore {
   readonly kind = 'clickhouse';
+  readonly readsColumnSources = false;
 
   private constructor(private readonly client: ClickHouseClient) {}
 

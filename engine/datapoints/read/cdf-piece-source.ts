@@ -11,6 +11,7 @@ import { CDF_SERIES_LISTED_SQL, LIST_CDF_SERIES_SQL, cdfBackfillMarksSql, cdfNei
 import { writeDirtyRanges } from '../write/dirty-ranges.ts';
 import { pointPiece, type Piece, type Point } from './cdf-pieces.ts';
 import { contextsOf } from './datapoint-read-context.ts';
+import { withQueuedSpans } from './queued-rows.ts';
 import { readRaw } from './datapoint-read.ts';
 import { formatDatapointValue } from './datapoint-format.ts';
 import { bucketRangeList, widenRanges } from './rollup-ranges.ts';
@@ -182,7 +183,8 @@ export async function rollupPieces(
   const id = series.seriesId;
   // Kept only if nothing was written to the series from here (the contexts) to the fetch.
   const mark = cache?.begin();
-  const dirty = (await contextsOf(store, tenant, [id], cache)).get(id)?.dirty ?? [];
+  // Points still in the ingest log's memory are in no rollup row: their minutes are read raw.
+  const dirty = withQueuedSpans(new Map([[id, (await contextsOf(store, tenant, [id], cache)).get(id)?.dirty ?? []]]), [series]).get(id) ?? [];
   // A series without dirty ranges reads rows only: its run is kept until its next write or fold.
   const key = dirty.length === 0 ? rollupKey(tenant, `cdf${shape.family}`, from, to, base, 0, [id]) : undefined;
   const kept = key !== undefined ? cache?.getRollup<PieceRun>(key)?.[0] : undefined;

@@ -14,6 +14,7 @@ import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
 import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
 import type { Range } from './series-context.ts';
+import { bindQueued, withQueuedSpans } from './queued-rows.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, SeriesRef } from '../types.ts';
 
@@ -225,14 +226,16 @@ async function minuteDayPartials(
  * the granularity by the engine, plus raw points of dirty minutes.
  */
 async function bucketPartials(
-  store: ColumnarStore, tenant: string, family: Family, ids: number[], range: BucketRange, cache?: ReadContextCache,
+  store: ColumnarStore, tenant: string, family: Family, series: readonly SeriesRef[], range: BucketRange, cache?: ReadContextCache,
 ): Promise<Map<number, Map<number, Partial>>> {
   const shape = FAMILY_SHAPES[family];
   const exact = shape.exactAggregates;
+  const ids = series.map((s) => s.seriesId);
   // Rollup rows are kept only if nothing was written from here (the contexts) to their fetch.
   const mark = cache?.begin();
   const contexts = await contextsOf(store, tenant, ids, cache);
-  const dirty = new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []]));
+  // Points still in the ingest log's memory are in no rollup row: their minutes are read raw.
+  const dirty = withQueuedSpans(new Map(ids.map((id) => [id, contexts.get(id)?.dirty ?? []])), series);
   // Minute rows are current wherever no dirty range covers them; window bounds are whole minutes.
   // Without a rollup base every point is read raw.
   const rawRanges = range.base === 0
@@ -256,9 +259,10 @@ async function bucketPartials(
   const readRawBuckets = async (): Promise<PartialRow[]> => {
     if (rawRanges.size === 0) return [];
     const tombstones = bindTombstones(contexts.values(), range.start, range.end);
+    const queued = bindQueued(tenant, family, series);
     const params = new ColumnarParams();
-    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form);
-    return store.query<PartialRow>(sql, { ...params.values, granularity: range.grid.cellMs, origin: range.grid.origin, ...tombstones.params });
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form, queued.queued);
+    return store.query<PartialRow>(sql, { ...params.values, granularity: range.grid.cellMs, origin: range.grid.origin, ...tombstones.params, ...queued.params });
   };
   const [rollupRows, rawRows, held] = await Promise.all([
     readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,
@@ -292,8 +296,12 @@ export async function aggregateMany(store: ColumnarStore, tenant: string, reques
     groups.set(key, group);
   });
   await Promise.all([...groups.values()].map(async ({ family, range, limit, members }) => {
-    const ids = [...new Set(members.map((i) => (requests[i] as AggregateRequest).series.seriesId))];
-    const partials = await bucketPartials(store, tenant, family, ids, range, cache);
+    const series = new Map<number, SeriesRef>();
+    for (const i of members) {
+      const ref = (requests[i] as AggregateRequest).series;
+      if (!series.has(ref.seriesId)) series.set(ref.seriesId, ref);
+    }
+    const partials = await bucketPartials(store, tenant, family, [...series.values()], range, cache);
     for (const index of members) {
       const request = requests[index] as AggregateRequest;
       const sorted = [...(partials.get(request.series.seriesId) ?? [])].filter(([, p]) => p.n > 0).sort((a, b) => a[0] - b[0]);

@@ -15,22 +15,56 @@ const TOMBSTONE_ROWS = `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z
   FROM (SELECT arrayJoin(arrayZip({tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})) AS z)`;
 
 /**
- * `FROM <raw table> FINAL WHERE <condition>` keeping live points only, by the form of the bound
+ * The raw rows a read may see, as `FROM ...` up to its WHERE: the raw table's, deduplicated
+ * by FINAL; with `queued`, also the acknowledged points still in the ingest log's memory
+ * (queued-rows.ts binds them as {queued_rows:ColumnSource}, their tenant as
+ * {queued_tenant:String}), the two deduplicated together: per (series, timestamp) the row of
+ * the highest write version, as FINAL keeps it. `condition` names keys only (tenant, series,
+ * time); it is applied to both sides before the dedup.
+ */
+function rawRowsSource(shape: FamilyShape, condition: string, queued: boolean): { from: string; where: string } {
+  if (!queued) return { from: `${shape.rawTable} FINAL`, where: condition };
+  const values = shape.rawValueColumns;
+  const stored = `SELECT tenant, series_id, ts, version AS q_version, ${values.map((c) => `${c} AS q_${c}`).join(', ')}
+    FROM ${shape.rawTable} FINAL WHERE ${condition}`;
+  const inMemory = `SELECT {queued_tenant:String} AS tenant, toUInt64(assumeNotNull(series_id)) AS series_id, toInt64(assumeNotNull(ts)) AS ts,
+      toUInt64(assumeNotNull(version)) AS q_version, ${shape.queuedValueExprs.map((e, k) => `${e} AS q_${values[k] as string}`).join(', ')}
+    FROM arrowstream({queued_rows:ColumnSource}) WHERE ${condition}`;
+  const newest = values.map((c) => `argMax(q_${c}, q_version) AS ${c}`).join(', ');
+  return {
+    from: `(SELECT tenant, series_id, ts, max(q_version) AS version, ${newest}
+  FROM (${stored}
+    UNION ALL
+    ${inMemory})
+  GROUP BY tenant, series_id, ts)`,
+    where: '',
+  };
+}
+
+/** How liveRawRows reads: `rowFilter` on the rows' values (MIXED's numeric points) applies after the dedup. */
+export interface LiveRowsOptions {
+  rowFilter?: string;
+  /** Whether acknowledged points from the ingest log's memory are bound (rawRowsSource). */
+  queued?: boolean;
+}
+
+/**
+ * `FROM <raw rows> WHERE <condition>` keeping live points only, by the form of the bound
  * tombstones (TombstoneForm): none; a predicate per row over the arrays; or an ASOF JOIN that
  * finds the one disjoint range at or before each point's time (rows without one get tomb_hit
  * 0). The statement's columns stay unqualified: the joined ones all start with tomb_.
  */
-export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm): string {
-  const rawTable = shape.rawTable;
-  if (form === 'none') return `FROM ${rawTable} FINAL
-WHERE ${condition}`;
+export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm, options: LiveRowsOptions = {}): string {
+  const source = rawRowsSource(shape, condition, options.queued === true);
+  const filter = where(source.where, options.rowFilter ?? '');
+  if (form === 'none') return `FROM ${source.from}${filter ? `\nWHERE ${filter}` : ''}`;
   if (form === 'list') {
-    return `FROM ${rawTable} FINAL
-WHERE ${condition} AND NOT arrayExists((sid, b, e, v) -> sid = series_id AND ts >= b AND ts < e AND version <= v,
-  {tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})`;
+    return `FROM ${source.from}
+WHERE ${where(filter, `NOT arrayExists((sid, b, e, v) -> sid = series_id AND ts >= b AND ts < e AND version <= v,
+  {tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})`)}`;
   }
   // Named columns, not *: a star leaves out the FLOAT value, an alias of its stored parts.
-  return `FROM (SELECT tenant, series_id, ts, version, ${shape.rawValueColumns.join(', ')} FROM ${rawTable} FINAL WHERE ${condition}) AS p
+  return `FROM (SELECT tenant, series_id, ts, version, ${shape.rawValueColumns.join(', ')} FROM ${source.from}${filter ? ` WHERE ${filter}` : ''}) AS p
 ASOF LEFT JOIN (${TOMBSTONE_ROWS}) AS t ON p.series_id = t.tomb_series AND p.ts >= t.tomb_begin
 WHERE NOT (t.tomb_hit = 1 AND p.ts < t.tomb_end AND p.version <= t.tomb_version)`;
 }
@@ -52,9 +86,9 @@ FROM datapoint_tombstones
 WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}`;
 
 /** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page. */
-export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
+export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, queued = false): string {
   return `SELECT toFloat64(ts) AS ts_ms, ${shape.readValueSelect}
-${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
+${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { queued })}
 ORDER BY ts ${order}
 LIMIT {limit:UInt32}`;
 }
@@ -100,9 +134,9 @@ function rawAggregateColumns(shape: FamilyShape): string {
  * Buckets of {granularity:Int64} ms from {origin:Int64} from raw points inside the given ranges (generated
  * `(tenant = .. AND series_id = .. AND ts >= .. AND ts < ..) OR ..`), as text like the context rows.
  */
-export function rawBucketsSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
+export function rawBucketsSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm, queued = false): string {
   return `SELECT toString(series_id) AS series, toString(ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})) AS a, ${rawAggregateColumns(shape)}
-${liveRawRows(shape, where(`(${ranges})`, shape.aggregateRowFilter), tombstones)}
+${liveRawRows(shape, `(${ranges})`, tombstones, { rowFilter: shape.aggregateRowFilter, queued })}
 GROUP BY series_id, ts - positiveModulo(ts - {origin:Int64}, {granularity:Int64})`;
 }
 
@@ -121,9 +155,9 @@ WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)} AND is_em
 }
 
 /** The newest live raw point of each series inside the given ranges. */
-export function rawLatestSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm): string {
+export function rawLatestSql(shape: FamilyShape, ranges: string, tombstones: TombstoneForm, queued = false): string {
   return `SELECT toString(series_id) AS series, toString(max(ts)) AS a, ${lastAsText(shape, shape.rawLastSources.map((s) => `argMax(${s}, ts)`))}
-${liveRawRows(shape, `(${ranges})`, tombstones)}
+${liveRawRows(shape, `(${ranges})`, tombstones, { queued })}
 GROUP BY series_id`;
 }
 
@@ -201,10 +235,10 @@ const VALUE_JSON_OF_FORM: Readonly<Record<DatapointForm, Readonly<Record<Family,
  * function and faster than the parallel read here (bench Q3: 25 -> 16 ms). Descending pages
  * are turned around for the answer, and row_number over an explicit order numbers them.
  */
-export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, form: DatapointForm = 'spec'): string {
+export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, form: DatapointForm = 'spec', queued = false): string {
   const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON_OF_FORM[form][shape.family]}, '}')`;
   const page = `SELECT ts, ${shape.rawValueColumns.join(', ')}
-    ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones)}
+    ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { queued })}
     ORDER BY ts ${order}
     LIMIT {fetch:UInt32}`;
   if (order === 'ASC') {

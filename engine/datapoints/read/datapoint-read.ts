@@ -9,6 +9,7 @@ import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-contex
 import { rawJsonSql, rawReadSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, familyOf } from '../tables/families.ts';
 import { pageKey, type ReadContextCache } from './read-context-cache.ts';
+import { bindQueued, hasQueued } from './queued-rows.ts';
 import type { RawReadOptions, RawReadResult, SeriesPoints, SeriesRef } from '../types.ts';
 
 const END_MAX = TIMESTAMP_MS_MAX + 1;
@@ -55,8 +56,9 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
   if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
-  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstones.params,
+  const queued = bindQueued(tenant, shape.family, [series]);
+  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstones.params, ...queued.params,
   });
   const count = Math.min(table.numRows, options.limit);
   const points = pointsOf(series, table, count, descending);
@@ -81,6 +83,8 @@ const NEWLINE = 0x0a;
 export async function readRawJson(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawJsonResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { datapoints: new Uint8Array(0) };
+  // A page holding points from the ingest log's memory is not kept: the store will hold them.
+  if (hasQueued(series)) return readRawJsonPage(store, tenant, series, options, cache);
   const key = pageKey(tenant, series.seriesId, series.valueType, start, end, options.limit, descending, options.form ?? 'spec');
   const cached = cache?.getPage<RawJsonResult>(key);
   if (cached) return cached;
@@ -94,8 +98,9 @@ async function readRawJsonPage(store: ColumnarStore, tenant: string, series: Ser
   const { start, end, descending } = rawWindow(options);
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
-  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstones.params,
+  const queued = bindQueued(tenant, shape.family, [series]);
+  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form, queued.queued), {
+    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstones.params, ...queued.params,
   });
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   // Points never contain a raw newline (JSON escapes it): a newline starts the marker row.

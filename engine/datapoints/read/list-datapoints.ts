@@ -11,7 +11,7 @@ import type { DatapointStore } from '../datapoint-store.ts';
 import { parseInstant } from '../../records/instant.ts';
 import { unknownSeriesError } from '../unknown-series.ts';
 import { identifierOf } from '../../records/identifiers.ts';
-import type { AggregateName, AggregateResult, DatapointForm, Granularity } from '../types.ts';
+import type { AggregateName, AggregateResult, DatapointForm, Granularity, QueuedRun } from '../types.ts';
 import type { SeriesDirectory } from '../../meta/series-directory.ts';
 import { resolveSeriesTargets, type SeriesTarget } from '../../meta/series-targets.ts';
 import { timed, type Metrics } from '../../metrics.ts';
@@ -27,6 +27,12 @@ export interface ListDatapointsDeps {
   store: DatapointStore;
   /** Resolves once every acknowledged insert of these series of the tenant is readable, within each series' window (parallel to seriesIds). */
   readBarrier(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): Promise<void>;
+  /**
+   * Where the store can read JS columns: instead of readBarrier, the acknowledged points of
+   * these series not yet in the store, within each window, copied from the ingest log's
+   * memory (IngestLog.queuedForRead); the reads add them to what the store holds.
+   */
+  queuedForRead?(tenant: string, seriesIds: readonly number[], windows: readonly ReadWindow[]): (QueuedRun[] | undefined)[];
   metrics: Metrics;
 }
 
@@ -58,11 +64,14 @@ export interface ListQuery {
   includeOutsidePoints: boolean;
 }
 
+/** A series a list item reads, with the acknowledged points it takes from the ingest log's memory (SeriesRef.queued). */
+export type ReadTarget = SeriesTarget & { queued?: readonly QueuedRun[] };
+
 /** A list request checked and resolved: what each item asks and the series it names. */
 export interface ListPlan {
   queries: readonly ListQuery[];
   /** Per item in request order; null where an unknown series is ignored (`ignoreUnknownIds`). */
-  targets: readonly (SeriesTarget | null)[];
+  targets: readonly (ReadTarget | null)[];
   /** Items that ask for aggregates, ascending. */
   aggregateIndexes: readonly number[];
 }
@@ -70,10 +79,11 @@ export interface ListPlan {
 /**
  * The time whose points can change an item's answer: raw points in [start, end) (the newest
  * ones when start is omitted: everything before end), buckets as far as they reach
- * (bucketReach), everything with CDF's includeOutsidePoints.
+ * (bucketReach), everything with CDF's includeOutsidePoints and for CDF's aggregates (their
+ * edges interpolate to the points around a bucket, a stepwise series' from any distance).
  */
-function barrierWindow(q: ListQuery): ReadWindow {
-  if (q.includeOutsidePoints) return { start: -Infinity, end: Infinity };
+function barrierWindow(q: ListQuery, form: DatapointForm): ReadWindow {
+  if (q.includeOutsidePoints || (form === 'cdf' && q.aggregates)) return { start: -Infinity, end: Infinity };
   const start = q.start ?? -Infinity;
   const end = q.end ?? Infinity;
   if (!q.aggregates || q.granularity === undefined) return { start, end };
@@ -92,13 +102,25 @@ export async function planListDatapoints(access: Access, request: ListDatapoints
   if (options.rawPointsPerRequestMax !== undefined) assertRawPointsPerRequest(queries, options.rawPointsPerRequestMax);
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, request.items.map(identifierOf), 'read');
   if (missing.length > 0 && !request.ignoreUnknownIds) throw unknownSeriesError(missing, 'Unknown time series');
-  // A 2xx insert means readable: wait for acknowledged points of these series still on their
-  // way to the store, within the time each item reads (never for other series' points, nor
-  // for a series' points the answer cannot hold: a history read while the present is written).
-  const read = targets.flatMap((target, i) => (target ? [{ seriesId: target.seriesId, window: barrierWindow(queries[i] as ListQuery) }] : []));
-  await deps.readBarrier(access.tenant, read.map((r) => r.seriesId), read.map((r) => r.window));
+  // A 2xx insert means readable: acknowledged points of these series still on their way to the
+  // store, within the time each item reads, are taken from the ingest log's memory, or (an
+  // engine that cannot read them) waited for; never other series' points, nor a series'
+  // points the answer cannot hold (a history read while the present is written).
+  const windowed = targets.flatMap((target, i) => (target ? [{ i, seriesId: target.seriesId, window: barrierWindow(queries[i] as ListQuery, form) }] : []));
+  const ids = windowed.map((r) => r.seriesId);
+  const windows = windowed.map((r) => r.window);
+  const read: (ReadTarget | null)[] = [...targets];
+  if (deps.queuedForRead) {
+    const queued = deps.queuedForRead(access.tenant, ids, windows);
+    windowed.forEach(({ i }, k) => {
+      const runs = queued[k];
+      if (runs) read[i] = { ...(targets[i] as SeriesTarget), queued: runs };
+    });
+  } else {
+    await deps.readBarrier(access.tenant, ids, windows);
+  }
   const aggregateIndexes: number[] = [];
-  targets.forEach((target, i) => {
+  read.forEach((target, i) => {
     const q = queries[i] as ListQuery;
     if (!target || !q.aggregates) return;
     // CDF's aggregates take numeric series only (cdf-aggregates.ts says so by name).
@@ -107,7 +129,7 @@ export async function planListDatapoints(access: Access, request: ListDatapoints
     }
     aggregateIndexes.push(i);
   });
-  return { queries, targets, aggregateIndexes };
+  return { queries, targets: read, aggregateIndexes };
 }
 
 /**

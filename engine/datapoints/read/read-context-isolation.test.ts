@@ -30,6 +30,7 @@ function counting(store: ColumnarStore, counts: Counts): ColumnarStore {
   };
   return {
     kind: store.kind,
+    readsColumnSources: store.readsColumnSources,
     query: async (sql, params) => {
       count(sql);
       if (sql === FOLD_CLOCK_SQL && counts.clockDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, counts.clockDelayMs));

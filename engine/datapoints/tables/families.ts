@@ -51,6 +51,8 @@ export interface FamilyShape {
   insertValueTargets: readonly string[];
   /** Value columns as read (FLOAT: the decoded alias, not its stored parts). */
   rawValueColumns: readonly string[];
+  /** rawValueColumns as SELECT expressions over the insert's Arrow columns (points read from the ingest log's memory). */
+  queuedValueExprs: readonly string[];
   /** Raw value columns as read back into Arrow (decimals as their scaled Int64). */
   readValueSelect: string;
   /** Whether SUM/MIN/MAX/AVG exist (TEXT: COUNT only). */
@@ -135,6 +137,7 @@ function numericShape(f: NumericFamily): FamilyShape {
     insertValueSelect: f.rawValue?.insertSelect ?? f.insertExpr,
     insertValueTargets: f.rawValue?.insertTargets ?? ['value'],
     rawValueColumns: ['value'],
+    queuedValueExprs: [f.insertExpr],
     readValueSelect: `${f.scaled('value')} AS value`,
     hasNumericAggregates: true,
     aggregateRowFilter: '',
@@ -184,6 +187,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     insertValueSelect: 'assumeNotNull(value)',
     insertValueTargets: ['value'],
     rawValueColumns: ['value'],
+    queuedValueExprs: ['assumeNotNull(value)'],
     readValueSelect: 'value',
     hasNumericAggregates: false,
     aggregateRowFilter: '',
@@ -215,6 +219,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     insertValueSelect: 'assumeNotNull(value), assumeNotNull(text), assumeNotNull(is_text)',
     insertValueTargets: ['value', 'text', 'is_text'],
     rawValueColumns: ['value', 'text', 'is_text'],
+    queuedValueExprs: ['assumeNotNull(value)', 'assumeNotNull(text)', 'assumeNotNull(is_text)'],
     readValueSelect: 'value, text, is_text',
     hasNumericAggregates: true,
     aggregateRowFilter: 'is_text = 0',

@@ -27,6 +27,7 @@ t.teardown(() => engine.close());
 /** The engine for each store opened here: a store's close leaves it open for the next. */
 const columnar: ColumnarStore = {
   kind: engine.kind,
+  readsColumnSources: engine.readsColumnSources,
   query: (sql, params) => engine.query(sql, params),
   queryArrow: (sql, params) => engine.queryArrow(sql, params),
   queryBytes: (sql, params) => engine.queryBytes(sql, params),
