@@ -58,13 +58,13 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
   for (const key of ['ingest-rate-first', 'ingest-rate-vs-first', 'ingest-rate-turn-1', 'ingest-rate-turn-2', 'peak-rss-anon', 'peak-rss-file']) {
     if (!endpointsMissing) t.ok(datapoints?.metrics.find((m) => m.key === key)?.figures.plantdata, `${key} measured on our service`);
   }
-  // One plant in one tenant: V1 (a) and (b) idle, paced and flat out, answers checked.
+  // One plant in one tenant: V1 (a) and (b) idle, paced and flat out, answers checked; (c), the window being written, measured.
   for (const key of ['one-tenant-v1-idle-base', 'one-tenant-v1-idle-written', 'one-tenant-v1-paced-base', 'one-tenant-v1-paced-written', 'one-tenant-v1-flat-base']) {
     const figures = datapoints?.metrics.find((m) => m.key === key)?.figures ?? {};
     for (const [system, figure] of Object.entries(figures)) t.equal(figure?.checked, true, `${key} ${system} answer checked`);
     if (!endpointsMissing) t.ok(figures.plantdata, `${key} measured on our service`);
   }
-  for (const key of ['one-tenant-paced-rate', 'one-tenant-flat-rate', 'one-tenant-v1-paced-base-ratio', 'one-tenant-v1-paced-written-ratio']) {
+  for (const key of ['one-tenant-paced-rate', 'one-tenant-flat-rate', 'one-tenant-v1-paced-base-ratio', 'one-tenant-v1-paced-written-ratio', 'one-tenant-v1-paced-live', 'one-tenant-v1-paced-live-ratio']) {
     if (!endpointsMissing) t.ok(datapoints?.metrics.find((m) => m.key === key)?.figures.plantdata, `${key} measured on our service`);
   }
   // The Arrow rows: measured, or said to be not supported by this build.
