@@ -39,6 +39,21 @@ export interface SeriesPoints {
   isText?: Uint8Array;
 }
 
+/**
+ * Points [from, to) of a series: views on its memory, or with `copy` columns of their own (for
+ * a holder whose memory goes back to a pool while the slice is still read).
+ */
+export function seriesSlice(series: SeriesPoints, from: number, to: number, copy = false): SeriesPoints {
+  const cut = <A extends { subarray(a: number, b: number): A; slice(a: number, b: number): A }>(column: A): A => (copy ? column.slice(from, to) : column.subarray(from, to));
+  const slice: SeriesPoints = { seriesId: series.seriesId, valueType: series.valueType, timestampMs: cut(series.timestampMs) };
+  if (series.float) slice.float = cut(series.float);
+  if (series.bigint) slice.bigint = cut(series.bigint);
+  if (series.scaled) slice.scaled = cut(series.scaled);
+  if (series.text) slice.text = series.text.slice(from, to);
+  if (series.isText) slice.isText = cut(series.isText);
+  return slice;
+}
+
 /** The typed value columns of SeriesPoints, in the order the ingest log record and the worker wire lay them out. */
 export const SERIES_VALUE_COLUMNS = ['float', 'bigint', 'scaled', 'isText'] as const;
 

@@ -2,7 +2,7 @@
 // `<tenant>:<seriesId>` so the partitioner keeps a series on one partition, in order; a
 // series too large for one message is cut into chunks of consecutive timestamps under the
 // same key. Encoding is batch-codec.ts's; sending is kafka-log.ts's.
-import type { SeriesPoints } from '../datapoints/types.ts';
+import { seriesSlice, type SeriesPoints } from '../datapoints/types.ts';
 import type { IngestBatch } from './ingest-log.ts';
 import { encodeIngestBatch } from './batch-codec.ts';
 
@@ -35,16 +35,6 @@ function pointBytesMax(series: SeriesPoints, i: number): number {
   }
 }
 
-function sliceSeries(series: SeriesPoints, from: number, to: number): SeriesPoints {
-  const chunk: SeriesPoints = { seriesId: series.seriesId, valueType: series.valueType, timestampMs: series.timestampMs.subarray(from, to) };
-  if (series.float) chunk.float = series.float.subarray(from, to);
-  if (series.bigint) chunk.bigint = series.bigint.subarray(from, to);
-  if (series.scaled) chunk.scaled = series.scaled.subarray(from, to);
-  if (series.text) chunk.text = series.text.slice(from, to);
-  if (series.isText) chunk.isText = series.isText.subarray(from, to);
-  return chunk;
-}
-
 /** Cuts a series into runs of consecutive points whose encoded size stays under the bound. */
 export function splitSeries(series: SeriesPoints, valueBytesMax: number): SeriesPoints[] {
   const count = series.timestampMs.length;
@@ -55,13 +45,13 @@ export function splitSeries(series: SeriesPoints, valueBytesMax: number): Series
   for (let i = 0; i < count; i++) {
     const pointBytes = pointBytesMax(series, i);
     if (i > from && bytes + pointBytes > valueBytesMax) {
-      chunks.push(sliceSeries(series, from, i));
+      chunks.push(seriesSlice(series, from, i));
       from = i;
       bytes = headerBytes;
     }
     bytes += pointBytes;
   }
-  if (from < count || count === 0) chunks.push(from === 0 ? series : sliceSeries(series, from, count));
+  if (from < count || count === 0) chunks.push(from === 0 ? series : seriesSlice(series, from, count));
   return chunks;
 }
 

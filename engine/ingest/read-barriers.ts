@@ -9,7 +9,7 @@
 import { StoreUnavailableError } from '../errors.ts';
 import type { IngestBatch, ReadWindow } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
-import type { QueuedRun, SeriesPoints } from '../datapoints/types.ts';
+import { seriesSlice, type QueuedRun, type SeriesPoints } from '../datapoints/types.ts';
 
 /** Entries per append in a series' list: queue index, first and last timestamp, the series' place in its batch. */
 const STRIDE = 4;
@@ -185,12 +185,6 @@ function lowerBound(times: Float64Array, ms: number): number {
 function pointsWithin(series: SeriesPoints, window: ReadWindow): SeriesPoints | undefined {
   const from = lowerBound(series.timestampMs, window.start);
   const to = lowerBound(series.timestampMs, window.end);
-  if (from >= to) return undefined;
-  const points: SeriesPoints = { seriesId: series.seriesId, valueType: series.valueType, timestampMs: series.timestampMs.slice(from, to) };
-  if (series.float) points.float = series.float.slice(from, to);
-  if (series.bigint) points.bigint = series.bigint.slice(from, to);
-  if (series.scaled) points.scaled = series.scaled.slice(from, to);
-  if (series.isText) points.isText = series.isText.slice(from, to);
-  if (series.text) points.text = series.text.slice(from, to);
-  return points;
+  // Copies: the log's memory goes back at the insert, while the read may still bind them.
+  return from >= to ? undefined : seriesSlice(series, from, to, true);
 }

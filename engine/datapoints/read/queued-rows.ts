@@ -2,8 +2,9 @@
 // columns its statements read beside the raw table (datapoint-read.sql.ts rawRowsSource), and
 // the time they cover, which no rollup row holds yet: the aggregate reads count those minutes
 // from raw points, as they do a dirty range's. The columns are the insert's own
-// (datapoint-write.ts familyColumns), so the engine converts them exactly as it will on insert.
-import { ColumnSource, type InsertColumn, type QueryParams } from '../../stores/columnar-params.ts';
+// (datapoint-write.ts familyInsertColumns), so the engine converts them as it will on insert.
+import { ColumnSource, type QueryParams } from '../../stores/columnar-params.ts';
+import { familyInsertColumns } from '../write/datapoint-write.ts';
 import { familyOf, type Family } from '../tables/families.ts';
 import type { QueuedRun, SeriesRef } from '../types.ts';
 import type { Range } from './series-context.ts';
@@ -55,18 +56,7 @@ export function bindQueued(tenant: string, family: Family, series: readonly Seri
     if (isText && points.isText) isText.set(points.isText, at);
     at += length;
   }
-  const columns: InsertColumn[] = [
-    { name: 'series_id', type: 'Float64', data: seriesId },
-    { name: 'ts', type: 'Float64', data: ts },
-    { name: 'version', type: 'Int64', data: version },
-  ];
-  if (float) columns.push({ name: 'value', type: 'Float64', data: float });
-  if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
-  if (family === 'text') columns.push({ name: 'value', type: 'String', data: text as string[] });
-  if (family === 'mixed') {
-    columns.push({ name: 'text', type: 'String', data: text as string[] });
-    columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
-  }
+  const columns = familyInsertColumns(family, { seriesId, ts, version, float, integer, text, isText });
   return { queued: true, params: { queued_tenant: tenant, queued_rows: new ColumnSource(columns) } };
 }
 

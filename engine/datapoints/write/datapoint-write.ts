@@ -228,18 +228,44 @@ async function familyColumns(family: Family, group: FamilyRows, arena: ColumnAre
     }
     at += length;
   }
+  const text = family === 'text' || family === 'mixed' ? concatText(group) : undefined;
+  return familyInsertColumns(family, { seriesId, ts, version, tenantIndex, float, integer, text, isText });
+}
+
+/** The filled columns of one family's rows (FamilyColumnData's entries, one per point). */
+export interface FamilyColumnData {
+  seriesId: Float64Array;
+  ts: Float64Array;
+  version: BigInt64Array;
+  /** Present when the rows are of several tenants: the index into the insert's bound tenants. */
+  tenantIndex?: Int32Array;
+  /** FLOAT and MIXED. */
+  float?: Float64Array;
+  /** BIGINT's values, the decimals' scaled integers. */
+  integer?: BigInt64Array;
+  /** TEXT's values, MIXED's text ('' for numeric points). */
+  text?: readonly string[];
+  /** MIXED. */
+  isText?: Uint8Array;
+}
+
+/**
+ * A family's rows as the insert's Arrow columns, named as the raw table's insert SELECT
+ * (families.ts insertValueSelect) and a queued read's (queuedValueExprs) read them.
+ */
+export function familyInsertColumns(family: Family, data: FamilyColumnData): InsertColumn[] {
   const columns: InsertColumn[] = [
-    { name: 'series_id', type: 'Float64', data: seriesId },
-    { name: 'ts', type: 'Float64', data: ts },
-    { name: 'version', type: 'Int64', data: version },
+    { name: 'series_id', type: 'Float64', data: data.seriesId },
+    { name: 'ts', type: 'Float64', data: data.ts },
+    { name: 'version', type: 'Int64', data: data.version },
   ];
-  if (tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: tenantIndex });
-  if (float) columns.push({ name: 'value', type: 'Float64', data: float });
-  if (integer) columns.push({ name: 'value', type: 'Int64', data: integer });
-  if (family === 'text') columns.push({ name: 'value', type: 'String', data: concatText(group) });
+  if (data.tenantIndex) columns.push({ name: 'tenant_index', type: 'Int32', data: data.tenantIndex });
+  if (data.float) columns.push({ name: 'value', type: 'Float64', data: data.float });
+  if (data.integer) columns.push({ name: 'value', type: 'Int64', data: data.integer });
+  if (family === 'text') columns.push({ name: 'value', type: 'String', data: data.text ?? [] });
   if (family === 'mixed') {
-    columns.push({ name: 'text', type: 'String', data: concatText(group) });
-    columns.push({ name: 'is_text', type: 'UInt8', data: isText as Uint8Array });
+    columns.push({ name: 'text', type: 'String', data: data.text ?? [] });
+    columns.push({ name: 'is_text', type: 'UInt8', data: data.isText ?? new Uint8Array(0) });
   }
   return columns;
 }
