@@ -73,7 +73,20 @@ export interface LoadSystem {
   variedQuery(pick: VariedPick, tenant?: string): Promise<{ elapsedMs: number; answer: VariedAnswer }>;
   /** A metadata filter page of `limit` series in `tenant`: its time, and what is wrong with it. */
   filterPage?(tenant: string, limit: number): Promise<{ elapsedMs: number; problem?: string }>;
+  /** Where the system reports it: how late its event loop ran since the previous call (or its start). */
+  eventLoopLag?(): Promise<EventLoopLag | undefined>;
   stop(): Promise<void>;
+}
+
+/**
+ * The service's event-loop delay over a stretch, ms, as Node's monitorEventLoopDelay samples it
+ * (prom-client's nodejs_eventloop_lag_* in /metrics, reset at every scrape): a timer every 10 ms,
+ * so an idle loop reads about 10 ms and the excess is what a callback waited.
+ */
+export interface EventLoopLag {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
 /**

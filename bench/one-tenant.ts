@@ -7,7 +7,7 @@
 // inserted). Ours and VictoriaMetrics get the same writes (VictoriaMetrics as CSV, one
 // namespace) and the same picks. Answers of (a) and (b) are checked: (b) reads windows of the
 // history written before the load, whose answers are fixed; (c)'s change as it is written.
-import type { LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
+import type { EventLoopLag, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { GATEWAY_GEN, ingest, loadInBulk, type LoadPlan } from './gateway.ts';
 import type { IngestFigures } from './load.ts';
 import { PEER_TOLERANCE } from './queries.ts';
@@ -58,6 +58,8 @@ export interface OneTenantPhase {
   base?: UnderIngest;
   written?: UnderIngest;
   live?: UnderIngest;
+  /** The service's event-loop delay over the ingest, where it reports one. */
+  loop?: EventLoopLag;
 }
 
 export interface OneTenantRun {
@@ -209,17 +211,19 @@ async function oneTenantPhase(target: LoadSystem, proc: SystemProcess, requests:
     reads.catch(() => undefined); // awaited below
   };
   let figures: IngestFigures;
+  await target.eventLoopLag?.(); // the delay so far: the phase's own starts here
   try {
     figures = await ingest(target, proc, requests, opts.connectionCount, startReads, opts.pace);
   } finally {
     done.value = true;
   }
+  const loop = await target.eventLoopLag?.();
   const samples = await reads;
   const summary = (list: number[], problem: string | undefined): UnderIngest | undefined => (list.length > 0 ? { ...summarize(list), ...(problem ? { problem } : {}) } : undefined);
   const base = summary(samples.base, samples.problem.base);
   const written = summary(samples.written, samples.problem.written);
   const live = summary(samples.live, undefined);
-  return { ingest: figures, ...(base ? { base } : {}), ...(written ? { written } : {}), ...(live ? { live } : {}) };
+  return { ingest: figures, ...(base ? { base } : {}), ...(written ? { written } : {}), ...(live ? { live } : {}), ...(loop ? { loop } : {}) };
 }
 
 /** V1 (a), (b) and (c) by turns, one query every `turnMs` (start to start), until `done`. */
@@ -297,6 +301,9 @@ export function oneTenantNotes(runs: OneTenantRun[], one: OneTenantPlan): string
   for (const r of runs) {
     if (r.error) notes.push(`${r.system} one-tenant rows FAILED: ${r.error}`);
     if (r.afterPacedNote) notes.push(`${r.system}: between the paced and the flat-out ingest, ${r.afterPacedNote}`);
+    for (const [phase, loop] of [['paced', r.paced?.loop], ['flat-out', r.flatOut?.loop]] as const) {
+      if (loop) notes.push(`${r.system} one tenant: the service's event loop during the ${phase} ingest ran late by p50 ${loop.p50Ms.toFixed(1)} ms, p99 ${loop.p99Ms.toFixed(1)} ms, max ${loop.maxMs.toFixed(1)} ms (a 10 ms timer: idle reads ~10)`);
+    }
     const checked: [string, { problem?: string } | undefined][] = [
       ['V1 (a) idle', r.idleBase], ['V1 (b) idle', r.idleWritten], ['V1 (a) paced', r.paced?.base], ['V1 (b) paced', r.paced?.written], ['V1 (a) flat out', r.flatOut?.base], ['V1 (b) flat out', r.flatOut?.written],
     ];

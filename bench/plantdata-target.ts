@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ARROW_STREAM_TYPE, arrowWriteBody } from './arrow-bodies.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { diskBytes } from './proc-stats.ts';
-import type { DatapointSystem, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
+import type { DatapointSystem, EventLoopLag, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { settleDirectory } from './datapoint-system.ts';
 import { HttpClient, parseJson } from './http-client.ts';
 import type { AnsweredBucket, QueryAnswer, QueryName } from './queries.ts';
@@ -113,6 +113,13 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
    * columnar_merges_running in /metrics), as VictoriaMetrics gets a flush, and report how long
    * it took beside the ingest figures.
    */
+  async eventLoopLag(): Promise<EventLoopLag | undefined> {
+    const metrics = (await this.#http.request('GET', '/metrics')).body.toString('utf8');
+    const seconds = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+    const lag = { p50Ms: seconds('p50') * 1000, p99Ms: seconds('p99') * 1000, maxMs: seconds('max') * 1000 };
+    return Number.isFinite(lag.p99Ms) ? lag : undefined;
+  }
+
   async afterIngest(opts: { waitMsMax?: number } = {}): Promise<string | undefined> {
     const settled = await waitForBackgroundWork(this.#http, opts.waitMsMax ?? CATCH_UP_WAIT_MS_MAX);
     if (!settled.quiet) return `background work still running after ${settled.seconds} s (${settled.backlog} rollup ranges, ${settled.merges} merges)`;
