@@ -139,7 +139,7 @@ export async function loadMinuteDays(
   const list = wanted.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
   const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
   const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
-  const all: MinuteDay = { bucket: column('bucket'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
+  const all: MinuteDay = { bucket: column('minute'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
   const series = column('series');
   // Rows come sorted by series and bucket: each wanted (series, day) is one contiguous slice.
   let at = 0;

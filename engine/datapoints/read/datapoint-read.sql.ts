@@ -116,13 +116,18 @@ GROUP BY series_id, ${bucket}` : ''}`;
 
 /**
  * Every minute row of whole UTC days of FLOAT series (read-context-cache.ts MinuteDay), as
- * Arrow doubles: `days` is `(series_id = .. AND bucket >= .. AND bucket < ..) OR ..`.
+ * Arrow doubles: `days` is `(series_id = .. AND bucket >= .. AND bucket < ..) OR ..`. The
+ * double is named `minute`, not `bucket`: an alias of a key column's name takes its place in
+ * the WHERE, and the key condition then ranged over series only (EXPLAIN indexes = 1). The
+ * engine's older query analyzer plans this statement ~2 ms faster of its ~8-10 here (chdb
+ * 3.4, 1,000 series, median of 31).
  */
-export const MINUTE_DAYS_SQL = (days: string) => `SELECT toFloat64(series_id) AS series, toFloat64(bucket) AS bucket, toFloat64(value_count) AS n,
+export const MINUTE_DAYS_SQL = (days: string) => `SELECT toFloat64(series_id) AS series, toFloat64(bucket) AS minute, toFloat64(value_count) AS n,
   value_sum AS s, value_min AS lo, value_max AS hi
 FROM ${FAMILY_SHAPES.float.minuteTable} FINAL
 WHERE tenant = {tenant:String} AND (${days}) AND value_count > 0
-ORDER BY series_id, bucket`;
+ORDER BY series_id, bucket
+SETTINGS enable_analyzer = 0`;
 
 function rawAggregateColumns(shape: FamilyShape): string {
   if (!shape.hasNumericAggregates) return "toString(count()) AS n, '' AS s, '' AS lo, '' AS hi";
