@@ -2,9 +2,9 @@
 // quotas SERVICE_CONFIG raises, as a large customer's contract would. The gateway's series, the
 // base set and a history of some gateway series all live in that tenant; V1 reads it while the
 // gateway writes it, (a) on base series the ingest does not write and (b) on gateway series it
-// does write, idle, under a paced ingest and under a flat-out one; (c) is a live chart, the
-// same V1 over the 6 h the gateway is writing (its newest points still queued or being
-// inserted). Ours and VictoriaMetrics get the same writes (VictoriaMetrics as CSV, one
+// does write, idle, under a paced ingest and under a flat-out one; (c) is a live chart, V1 of
+// one gateway series over the 6 h its gateway is writing, refreshed (its newest points still
+// queued or being inserted). Ours and VictoriaMetrics get the same writes (VictoriaMetrics as CSV, one
 // namespace) and the same picks. Answers of (a) and (b) are checked: (b) reads windows of the
 // history written before the load, whose answers are fixed; (c)'s change as it is written.
 import type { EventLoopLag, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
@@ -103,16 +103,16 @@ export class OneTenantPlan {
   }
 
   /**
-   * A live chart, V1 (c): a 1m read of a random gateway series over the 6 h its gateway
-   * writes (the paced and flat-out points span 5.6 h at full), starting at a random one of
-   * its first 30 minutes so that repeated picks differ.
+   * A live chart, V1 (c): one gateway series' 6 h 1m chart refreshed over and over while its
+   * gateway writes it (the paced and flat-out points span 5.6 h at full), as a plant's
+   * dashboard does; the window starts at a random one of the series' first 30 minutes so
+   * that repeated reads are not the same request.
    */
   livePicker(seed: number): () => VariedPick {
     const random = mulberry32(seed);
-    const g = this.plan.size.gateway;
+    const s = Math.floor(random() * this.plan.size.gateway.seriesCount);
     const start = this.gatewayWorkload.startMs;
     return () => {
-      const s = Math.floor(random() * g.seriesCount);
       const fromMs = start + Math.floor(random() * 30) * 60_000;
       return { query: 'v1', series: { externalId: plantGatewayExternalId(s), gen: GATEWAY_GEN + s }, fromMs, toMs: fromMs + 6 * 3_600_000 };
     };
