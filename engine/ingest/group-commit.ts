@@ -203,15 +203,16 @@ export class GroupCommitLog implements IngestLog {
       throw new StoreUnavailableError('The ingest log could not be written; retry after a short backoff.', { cause });
     }
     const index = this.nextIndex++;
-    // The log's copy: reads copy queued points out of it until its insert is done (queuedForRead).
-    this.barriers.added(owned.batch, index);
+    // The log's copy, packed: reads copy queued points out of it until its insert is done (queuedForRead).
+    const packedBatch = new PackedBatch(owned.batch);
+    this.barriers.added(packedBatch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The copy is
     // taken now, before the insert can give the slab of owned.batch back.
     if (this.committed.active) this.committed.notify([committedCopy(owned.batch)]);
     const noop = () => undefined;
-    this.queue.push({ batch: new PackedBatch(owned.batch), pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
+    this.queue.push({ batch: packedBatch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
     arrived();
     this.startCommitLoop();
   }

@@ -8,7 +8,7 @@
 // the appends whose memory the log still holds (queued()), as from a memtable.
 import { StoreUnavailableError } from '../errors.ts';
 import type { IngestBatch, ReadWindow } from './ingest-log.ts';
-import { PackedBatch } from '../datapoints/write/packed-batch.ts';
+import { PACKED_TS, PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { seriesSlice, type QueuedRun, type SeriesPoints } from '../datapoints/types.ts';
 
 /** Entries per append in a series' list: queue index, first and last timestamp, the series' place in its batch. */
@@ -38,7 +38,7 @@ export class ReadBarriers {
   private readonly uninsertedByTenant = new Map<string, UninsertedAppends>();
   private readonly reads = new Set<WaitingRead>();
   /** Appends whose memory the log holds (queued or being inserted), by queue index. */
-  private readonly held = new Map<number, IngestBatch>();
+  private readonly held = new Map<number, PackedBatch>();
 
   /** Reads waiting now (a commit waiting to grow takes what is queued while any wait). */
   get waitingCount(): number {
@@ -86,21 +86,25 @@ export class ReadBarriers {
 
   /**
    * An acknowledged append, not yet inserted, becomes the newest its reads wait for. `batch`
-   * is the log's own copy: queued() reads it until released(index).
+   * is the log's own copy, packed as the queue holds it (one heap object per append: as
+   * SeriesPoints, a gateway's queued appends were megabytes of small objects every scavenge
+   * copied, packed-batch.ts); queued() reads it until released(index).
    */
-  added(batch: IngestBatch, index: number): void {
+  added(batch: PackedBatch, index: number): void {
     let uninserted = this.uninsertedByTenant.get(batch.tenant);
     if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, bySeries: new Map() }));
     uninserted.newestIndex = index;
     this.held.set(index, batch);
-    for (let position = 0; position < batch.series.length; position++) {
-      const series = batch.series[position] as SeriesPoints;
-      const n = series.timestampMs.length;
+    for (let position = 0; position < batch.seriesCount; position++) {
+      const n = batch.length(position);
       if (n === 0) continue;
       // The columns are sorted by timestamp (datapoint-encode.ts): the first and last are the span.
-      let appends = uninserted.bySeries.get(series.seriesId);
-      if (!appends) uninserted.bySeries.set(series.seriesId, (appends = []));
-      appends.push(index, series.timestampMs[0] as number, series.timestampMs[n - 1] as number, position);
+      const times = batch.f64(position, PACKED_TS);
+      const first = batch.start(position, PACKED_TS);
+      const seriesId = batch.seriesId(position);
+      let appends = uninserted.bySeries.get(seriesId);
+      if (!appends) uninserted.bySeries.set(seriesId, (appends = []));
+      appends.push(index, times[first] as number, times[first + n - 1] as number, position);
     }
   }
 
@@ -126,9 +130,8 @@ export class ReadBarriers {
       for (let at = 0; at < appends.length; at += STRIDE) {
         if ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end) continue;
         const batch = this.held.get(appends[at] as number);
-        const series = batch?.series[appends[at + 3] as number];
-        if (!batch || !series) continue;
-        const points = pointsWithin(series, window);
+        if (!batch) continue;
+        const points = pointsWithin(batch.series(appends[at + 3] as number), window);
         if (points) (runs ??= []).push({ writeVersion: batch.writeVersion, points });
       }
       return runs;
