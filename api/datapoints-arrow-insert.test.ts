@@ -123,7 +123,7 @@ t.test('malformed, empty and misshapen streams are 400s naming what is wrong; th
   t.strictSame(await readAllPoints(t, call, token, { externalId: 'a' }), [], 'nothing written by any of them');
 });
 
-t.test('a stream whose schema claims millions of fields is refused at its deadline; the service keeps serving', async (t) => {
+t.test('a stream whose schema claims millions of fields is refused at once; the service keeps serving', async (t) => {
   const { token } = tenant();
   await createSeries(srv, token, [{ externalId: 'a', valueType: 'FLOAT' }]);
   // Dictionary id 0 (flatbuffers leave a default out), so the schema's layout is fixed: byte 44
@@ -133,8 +133,8 @@ t.test('a stream whose schema claims millions of fields is refused at its deadli
   const started = Date.now();
   const res = await sendArrow(token, body);
   assertErrorBody(t, res, { status: 400, fields: ['body'] }, 'schema with a runaway field count');
-  t.match(res.body.error.message, /could not be read within/);
-  t.ok(Date.now() - started < arrowScanDeadlineMs(body.length) + 5000, 'answered at about the deadline');
+  t.match(res.body.error.message, /claims \d+ field entries in \d+ bytes of metadata/);
+  t.ok(Date.now() - started < arrowScanDeadlineMs(body.length), 'answered before the scan deadline');
   const after = await sendArrow(token, stream({ externalId: names(['a']), timestamp: ts([T0]), value: makeVector(Float64Array.of(4)) }));
   t.equal(after.status, 204, 'the next stream is taken');
 });

@@ -39,8 +39,12 @@ export const DATAPOINT_BODY_LAYOUT: DatapointBodyLayout = {
 };
 
 /** One parsing thread per core: the event loop mostly waits on the store meanwhile. */
-export function createDatapointParser(): DatapointBodyParser {
-  return createDatapointPool({ maxThreads: Math.max(1, availableParallelism()), maxQueue: PARSE_QUEUE_DEPTH_MAX });
+export function createDatapointParser(log: Logger): DatapointBodyParser {
+  return createDatapointPool({
+    maxThreads: Math.max(1, availableParallelism()),
+    maxQueue: PARSE_QUEUE_DEPTH_MAX,
+    onWorkerError: (error) => log.error({ err: error }, 'a datapoint worker failed outside a task; piscina starts another'),
+  });
 }
 
 /** The WebSocket route families: the subscription stream and the ad hoc stream; none for ROLE=ingester. */

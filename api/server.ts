@@ -87,7 +87,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   try {
     const [loaded, { openEngine }] = await Promise.all([import('./route-families.ts'), import('../engine/engine.ts')]);
     families = loaded;
-    const parser = families.createDatapointParser();
+    const parser = families.createDatapointParser(log);
     engineOwnsRelational = true; // openEngine closes it (and the parser) if it fails
     engine = await openEngine(config, { datapointBodyParser: parser, datapointBodyLayout: families.DATAPOINT_BODY_LAYOUT }, relationalStart);
   } catch (error) {

@@ -3,6 +3,7 @@
 // in-thread functions, and refuses work past its bound with OverloadedError without taking
 // the caller's body. Method: one small pool (1 thread, queue 1) driven through each case.
 import t from 'tap';
+import { Field, Int8, Schema, Table, tableToIPC } from 'apache-arrow';
 import { OverloadedError } from '../engine/errors.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
@@ -78,6 +79,22 @@ t.test('past maxThreads + maxQueue the pool refuses with OverloadedError and kee
 t.test('a programmer error in a worker surfaces with context', async (t) => {
   const { body, scanned } = await pool.scan(bodyOf('{}'));
   await t.rejects(pool.encode(body, scanned, [], []), /The datapoint worker failed to encode datapoints/);
+});
+
+t.test('a worker that outgrows its heap is stopped and the body refused; the pool keeps serving', async (t) => {
+  // A sound stream whose schema has 200,000 columns: apache-arrow builds an object per field,
+  // about 100 MB, past a 48 MiB heap that the worker itself starts well within.
+  const wide = tableToIPC(new Table(new Schema(Array.from({ length: 200_000 }, (_, i) => new Field(`c${i}`, new Int8())))), 'stream');
+  const workerErrors: Error[] = [];
+  const small = createDatapointPool({ maxThreads: 1, maxQueue: 0, workerHeapMb: 48, onWorkerError: (error) => workerErrors.push(error) });
+  t.teardown(() => small.close());
+  const first = await small.scan(bodyOf(TEXT));
+  t.equal(first.scanned.items.length, 4, 'a body scans within the limit');
+  const { scanned } = await small.scan(wide, undefined, undefined, 'arrow');
+  t.match(scanned.errors, [{ field: 'body', message: /within the datapoint worker's 48 MiB heap/ }], 'the wide stream is refused, not thrown');
+  const after = await small.scan(bodyOf(TEXT));
+  t.equal(after.scanned.items.length, 4, 'the next body scans on a new worker');
+  t.same(workerErrors, [], 'no worker failed outside a task');
 });
 
 // ---- shared memory: body, scratch and output are SharedArrayBuffers, shared with the worker ----

@@ -21,6 +21,13 @@ export interface DatapointPoolOptions {
   minThreads?: number;
   /** Idle time before a thread above minThreads exits. @default 30000 */
   idleTimeoutMs?: number;
+  /** Old-generation heap per worker, in MiB. @default WORKER_HEAP_MB */
+  workerHeapMb?: number;
+  /**
+   * A worker that failed outside a task (at its start, say); piscina replaces it. Without a
+   * listener such an error would end the process.
+   */
+  onWorkerError?: (error: Error) => void;
 }
 
 export interface DatapointPool {
@@ -49,13 +56,20 @@ const COMPILED = import.meta.url.endsWith('.js');
 const TASK_FILE = fileURLToPath(new URL(COMPILED ? './datapoint-task.js' : './datapoint-task.ts', import.meta.url));
 const WORKER_EXEC_ARGV = COMPILED ? [] : ['--import', import.meta.resolve('tsx')];
 
+/**
+ * The heap each worker may use. A body's bytes and columns live outside it (transferred or
+ * shared buffers); what a scan builds of a 16 MiB body is tens of MiB. At the limit the worker
+ * alone is stopped (ERR_WORKER_OUT_OF_MEMORY) where without one the whole process would abort.
+ */
+export const WORKER_HEAP_MB = 512;
+
 /** How long a worker may read an Arrow body: 2 s, and 1 s more per 4 MiB (a sound 16 MiB stream scans in well under 1 s). */
 export function arrowScanDeadlineMs(bodyBytes: number): number {
   return 2000 + Math.ceil(bodyBytes / (4 * 1024 * 1024)) * 1000;
 }
 
 export function createDatapointPool(options: DatapointPoolOptions): DatapointPool {
-  const { maxThreads, maxQueue } = options;
+  const { maxThreads, maxQueue, workerHeapMb: heapMb = WORKER_HEAP_MB } = options;
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new RangeError(`maxThreads must be an integer >= 1, got ${maxThreads}`);
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError(`maxQueue must be an integer >= 0, got ${maxQueue}`);
   const piscina = new Piscina<DatapointTask, DatapointScanWire | EncodedWire>({
@@ -70,7 +84,9 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
     concurrentTasksPerWorker: 1,
     atomics: 'sync',
     closeTimeout: 30_000,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
   });
+  piscina.on('error', (error: Error) => options.onWorkerError?.(error));
   const pendingMax = maxThreads + maxQueue;
   let pending = 0;
   // Each hints snapshot (target-hints.ts keeps one per tenant until its hints change) goes
@@ -104,18 +120,23 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
     async scan(body, scratch, speculation, format = 'json') {
       const hints = speculation ? { hints: hintsBufferOf(speculation.hints), output: speculation.output } : {};
       const task: DatapointTask = { phase: 'scan', body, format, ...(scratch ? { scratch } : {}), ...hints };
-      // An Arrow stream's metadata is read by apache-arrow, which trusts its counts: a stream
-      // claiming millions of fields keeps a worker busy for minutes. Past its deadline the
-      // worker is stopped (piscina starts another) and the body refused.
+      // An Arrow stream's metadata is read by apache-arrow, which trusts its counts. The scan
+      // checks each vector's count against its bytes first (arrow-metadata.ts); should anything
+      // else in a stream keep a worker busy, past its deadline the worker is stopped (piscina
+      // starts another) and the body refused, as it is when the worker outgrows its heap.
       const deadlineMs = format === 'arrow' ? arrowScanDeadlineMs(body.byteLength) : undefined;
       const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
       let wire: DatapointScanWire;
       try {
         wire = await run<DatapointScanWire>('scan a body', task, bufferTransferList([body]), signal);
       } catch (error) {
-        if (!signal?.aborted) throw error;
-        const message = `The Arrow stream could not be read within ${deadlineMs} ms: its metadata is malformed (counts far beyond its bytes). Send an Arrow IPC stream as pyarrow or apache-arrow writes it.`;
-        return { body, scanned: emptyScannedBody([{ field: 'body', message }], 'arrow') };
+        const refusal = signal?.aborted
+          ? `The Arrow stream could not be read within ${deadlineMs} ms: its metadata is malformed (counts far beyond its bytes). Send an Arrow IPC stream as pyarrow or apache-arrow writes it.`
+          : outOfMemory(error)
+            ? `The body could not be read within the datapoint worker's ${heapMb} MiB heap; it is malformed or far larger than its bytes suggest.`
+            : undefined;
+        if (refusal === undefined) throw error;
+        return { body, scanned: emptyScannedBody([{ field: 'body', message: refusal }], format) };
       }
       const result: DatapointScanResult = { body: wire.body, scanned: scannedFromWire(wire.scanned, scratch) };
       if (wire.speculative && speculation) {
@@ -143,4 +164,12 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
       return piscina.close();
     },
   };
+}
+
+/** Whether a pool call failed because its worker reached its heap limit. */
+function outOfMemory(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') return true;
+  }
+  return false;
 }

@@ -23,6 +23,7 @@ import { RecordBatchReader, Type, type Data, type DataType, type RecordBatch, ty
 import {
   checkLength, findColumns, int64Millis, int64Number, isNull, param, SHAPE, StreamError, textBounds, words, type TextChunk,
 } from './arrow-columns.ts';
+import { checkStreamMetadata } from './arrow-metadata.ts';
 import { ColumnArena } from '../engine/memory/column-arena.ts';
 import { DATAPOINT_ERRORS_MAX, ID_MAX, ITEMS_PER_REQUEST_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../engine/limits.ts';
 import {
@@ -77,6 +78,7 @@ class ArrowScanner {
 
   scan(): ScannedBody {
     if (this.body.byteLength === 0) throw new StreamError('body', `The body is empty; ${SHAPE}.`);
+    checkStreamMetadata(this.base);
     const reader = RecordBatchReader.from(this.base).open();
     // Read before the batches: a reader that reaches the end lets its schema go.
     const schema = reader.schema as Schema | undefined;
