@@ -21,6 +21,7 @@ import { listenRoutes } from './datapoints-listen.ts';
 import { edgeRoutes } from './edges.ts';
 import { eventRoutes } from './events.ts';
 import { fileRoutes } from './files.ts';
+import { functionRoutes } from './functions.ts';
 import { mcpRoutes } from './mcp.ts';
 import { buildOpenApi } from './openapi.ts';
 import { operationalRoutes } from './operational.ts';
@@ -62,6 +63,7 @@ export function routesOf(config: Readonly<ServiceConfig>, engine: Engine, secret
     routes.push(...timeseriesRoutes(engine.timeseries), ...datapointRoutes(engine.datapoints), ...unitRoutes(engine.units), ...dataSetRoutes(engine.datasets, engine.labels));
     routes.push(...resourceRoutes(engine.resources), ...edgeRoutes(engine.edges), ...eventRoutes(engine.events), ...policyRoutes(engine.policies));
     routes.push(...fileRoutes(engine.files));
+    routes.push(...functionRoutes(engine.functions));
     routes.push(...subscriptionRoutes(engine.subscriptions));
     routes.push(...mcpRoutes(engine, { errorsBase: errorsBase(config), log }));
     routes.push(...cdfRoutes(engine));

@@ -10,6 +10,7 @@ import type { Caller } from './grants/claims.ts';
 import { bindGraphEngine, type EdgeEngine, type ResourceEngine } from './graph/graph-engine.ts';
 import { bindEventEngine, type EventEngine } from './events/event-engine.ts';
 import { openDirectoryBlobStore, openFileEngine, type FileEngine } from './files/file-engine.ts';
+import { bindFunctionEngine, type FunctionEngine } from './functions/function-engine.ts';
 import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
@@ -42,6 +43,8 @@ export interface Engine {
   resources: ResourceEngine;
   edges: EdgeEngine;
   events: EventEngine;
+  /** Function records: named expressions over time series, each with the series it keeps up to date. */
+  functions: FunctionEngine;
   /** Files: bytes in DATA_DIR/files, the index in PostgreSQL. */
   files: FileEngine;
   datapoints: DatapointEngine;
@@ -123,6 +126,7 @@ function bindEngine(
     ...bindGraphEngine({ relational, quotas, graph, policies, nodeStats, series: series.directory }),
     events: bindEventEngine(relational, quotas, new TableStats(relational.pool, 'events')),
     policies: bindPolicyEngine(relational, quotas),
+    functions: bindFunctionEngine({ relational, quotas }),
     files,
     datapoints,
     subscriptions,

@@ -79,3 +79,13 @@ export const FILE_CONTENT_TYPE_CHARS_MAX = 255;
 /** Files per GET /files page (not shown in SPEC; a page of paths stays under a few MB). */
 export const FILE_LIST_LIMIT_DEFAULT = 100;
 export const FILE_LIST_LIMIT_MAX = 1_000;
+
+/** Not in SPEC: characters of a function's expression (CDF's synthetic time series allow the same). */
+export const FUNCTION_EXPRESSION_CHARS_MAX = 10_000;
+/** Not in SPEC: distinct time series one expression reads. */
+export const FUNCTION_INPUTS_MAX = 100;
+/** Not in SPEC: points one function call or synthetic query answers, all its items together. */
+export const FUNCTION_CALL_POINTS_MAX = 100_000;
+/** GET /functions: page size as GET /timeseries (SPEC Limits, "List caps": time series list). */
+export const FUNCTION_LIST_LIMIT_MAX = 10_000;
+export const FUNCTION_LIST_LIMIT_DEFAULT = 1_000;

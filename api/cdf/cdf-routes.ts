@@ -7,13 +7,14 @@ import { cdfDatapointRoutes } from './datapoints.ts';
 import { cdfDataSetRoutes } from './datasets.ts';
 import { cdfEventRoutes } from './events.ts';
 import { cdfRelationshipRoutes } from './relationships.ts';
+import { cdfSyntheticRoutes } from './synthetic.ts';
 import { cdfTimeSeriesRoutes } from './timeseries.ts';
 import { tokenInspectRoutes } from './token-inspect.ts';
 
 export function cdfRoutes(engine: Engine): Route[] {
   return [
     ...tokenInspectRoutes(), ...cdfTimeSeriesRoutes(engine.timeseries), ...cdfDataSetRoutes(engine.datasets, engine.labels),
-    ...cdfDatapointRoutes(engine.datapoints),
+    ...cdfDatapointRoutes(engine.datapoints), ...cdfSyntheticRoutes(engine.datapoints),
     ...cdfEventRoutes(engine.events), ...cdfAssetRoutes(engine.resources.assets), ...cdfRelationshipRoutes(engine.edges.relationships),
   ];
 }

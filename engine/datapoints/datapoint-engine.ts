@@ -2,6 +2,7 @@
 // with KAFKA_BROKERS), the ingester (ROLE=all or ingester with Kafka) and the parse workers
 // behind their port, opened and closed together, with the four use cases bound to them:
 // insert (ingest/insert-datapoints.ts), list and latest (read/), delete (ingest/).
+import { evaluateExpression, type EvaluatedPoint, type EvaluationRequest } from '../functions/evaluate.ts';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import type { DatapointDeleteRequest } from '../../schemas/datapoints.ts';
@@ -64,6 +65,8 @@ export interface DatapointEngine {
    * record batch per series page, cursors in the metadata (read/datapoint-arrow-answer.ts).
    */
   listArrow(access: Access, request: ListDatapointsRequest): Promise<Uint8Array[]>;
+  /** Each expression's points over its [start, end) (functions/evaluate.ts), in request order; errors name the item (`items[i]`). */
+  evaluate(access: Access, requests: readonly EvaluationRequest[]): Promise<EvaluatedPoint[][]>;
   /** The JSON answer of POST /timeseries/data/latest, as chunks. */
   latest(access: Access, request: LatestDatapointsRequest, options?: LatestDatapointsOptions): Promise<Uint8Array[]>;
   delete(access: Access, request: Static<typeof DatapointDeleteRequest>, options?: DeleteDatapointsOptions): Promise<void>;
@@ -181,6 +184,7 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
     list: (access, request, options) => listDatapoints(access, request, readDeps, options),
     listArrow: (access, request) => listDatapointsArrow(access, request, readDeps),
     latest: (access, request, options) => latestDatapoints(access, request, readDeps, options),
+    evaluate: (access, requests) => Promise.all(requests.map((request, i) => evaluateExpression(access, request, `items[${i}]`, readDeps))),
     delete: (access, request, options) => deleteDatapoints(access, request, { series, store }, options),
     store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,
     ingestBacklog() {

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ExternalId, Id } from '../common.ts';
 
 /** Epoch milliseconds, or CDF's relative time: `now`, `<n><s|m|h|d|w>-ago`, `<n><unit>-ahead`. */
-const CdfTime = Type.Union([Type.Integer({ minimum: -9007199254740991, maximum: 9007199254740991 }), Type.String({ maxLength: 64 })], {
+export const CdfTime = Type.Union([Type.Integer({ minimum: -9007199254740991, maximum: 9007199254740991 }), Type.String({ maxLength: 64 })], {
   description: 'epoch milliseconds, or `now`, `<n><unit>-ago`, `<n><unit>-ahead` with unit s, m, h, d or w',
 });
 /** CDF's data modeling identifier: not served (a 400 naming it). */

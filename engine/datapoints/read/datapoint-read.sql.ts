@@ -22,14 +22,14 @@ const TOMBSTONE_ROWS = `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z
  * the highest write version, as FINAL keeps it. `condition` names keys only (tenant, series,
  * time); it is applied to both sides before the dedup.
  */
-function rawRowsSource(shape: FamilyShape, condition: string, queued: boolean): { from: string; where: string } {
+function rawRowsSource(shape: FamilyShape, condition: string, queued: boolean, queuedParam = 'queued_rows'): { from: string; where: string } {
   if (!queued) return { from: `${shape.rawTable} FINAL`, where: condition };
   const values = shape.rawValueColumns;
   const stored = `SELECT tenant, series_id, ts, version AS q_version, ${values.map((c) => `${c} AS q_${c}`).join(', ')}
     FROM ${shape.rawTable} FINAL WHERE ${condition}`;
   const inMemory = `SELECT {queued_tenant:String} AS tenant, toUInt64(assumeNotNull(series_id)) AS series_id, toInt64(assumeNotNull(ts)) AS ts,
       toUInt64(assumeNotNull(version)) AS q_version, ${shape.queuedValueExprs.map((e, k) => `${e} AS q_${values[k] as string}`).join(', ')}
-    FROM arrowstream({queued_rows:ColumnSource}) WHERE ${condition}`;
+    FROM arrowstream({${queuedParam}:ColumnSource}) WHERE ${condition}`;
   const newest = values.map((c) => `argMax(q_${c}, q_version) AS ${c}`).join(', ');
   return {
     from: `(SELECT tenant, series_id, ts, max(q_version) AS version, ${newest}
@@ -46,6 +46,8 @@ export interface LiveRowsOptions {
   rowFilter?: string;
   /** Whether acknowledged points from the ingest log's memory are bound (rawRowsSource). */
   queued?: boolean;
+  /** The name they are bound by, where one statement reads several families' (queued-rows.ts bindQueued). @default 'queued_rows' */
+  queuedParam?: string;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface LiveRowsOptions {
  * 0). The statement's columns stay unqualified: the joined ones all start with tomb_.
  */
 export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm, options: LiveRowsOptions = {}): string {
-  const source = rawRowsSource(shape, condition, options.queued === true);
+  const source = rawRowsSource(shape, condition, options.queued === true, options.queuedParam);
   const filter = where(source.where, options.rowFilter ?? '');
   if (form === 'none') return `FROM ${source.from}${filter ? `\nWHERE ${filter}` : ''}`;
   if (form === 'list') {

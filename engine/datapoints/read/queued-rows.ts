@@ -22,8 +22,11 @@ export function hasQueued(series: SeriesRef): boolean {
   return series.queued !== undefined && series.queued.length > 0;
 }
 
-/** The queued points of the series of `family` among `series`, bound as {queued_rows:ColumnSource} and {queued_tenant:String}. */
-export function bindQueued(tenant: string, family: Family, series: readonly SeriesRef[]): BoundQueued {
+/**
+ * The queued points of the series of `family` among `series`, bound as {queued_rows:ColumnSource}
+ * (or `param`, where one statement reads several families) and {queued_tenant:String}.
+ */
+export function bindQueued(tenant: string, family: Family, series: readonly SeriesRef[], param = 'queued_rows'): BoundQueued {
   const runs: [seriesId: number, run: QueuedRun][] = [];
   let n = 0;
   for (const s of series) {
@@ -57,7 +60,7 @@ export function bindQueued(tenant: string, family: Family, series: readonly Seri
     at += length;
   }
   const columns = familyInsertColumns(family, { seriesId, ts, version, float, integer, text, isText });
-  return { queued: true, params: { queued_tenant: tenant, queued_rows: new ColumnSource(columns) } };
+  return { queued: true, params: { queued_tenant: tenant, [param]: new ColumnSource(columns) } };
 }
 
 /** Each series' dirty ranges with the span of its queued points added ([first, last + 1) per run): the rollups do not hold them yet. */

@@ -1,0 +1,267 @@
+// Goal: POST /timeseries/synthetic/query answers, through the unmodified @cognite/sdk
+// (timeseries.syntheticQuery), what CDF's synthetic time series language means: inputs aligned
+// on the union of their timestamps, each linear input interpolated between its points and each
+// stepwise one held, constants, + - * / ^, every function, on_error and map, errors as `error`
+// points; a bad expression is a 400 naming its character offset; a missing or unreadable input
+// is the same 400 listing it; a tenant reads only its own series.
+// Method: one real server in this process, a fresh tenant per case. An independent evaluator
+// here (plain JavaScript over the points the test wrote, sharing no code with the engine)
+// gives the expected answer; fast-check draws series (FLOAT and BIGINT, linear or stepwise),
+// irregular points, a window and an expression tree printed as text.
+import t from 'tap';
+import fc from 'fast-check';
+import { ROOMY_POLICY } from '../testing/datapoints-fixture.ts';
+import { startTestServer } from '../testing/test-server.ts';
+import { cdfClient, sdkFailure, type CdfClient } from './testing/cdf-client.ts';
+
+const srv = await startTestServer({ serviceConfig: ROOMY_POLICY });
+t.teardown(() => srv.close());
+
+const T0 = Date.UTC(2024, 0, 1);
+
+interface Point { timestamp: number; value: number | string }
+interface Series { externalId: string; valueType: 'FLOAT' | 'BIGINT' | 'TEXT'; isStep: boolean; points: Point[] }
+type Answer = { timestamp: number; value?: number; error?: string };
+
+function tenant() {
+  const org = srv.newTenant();
+  return { org, token: srv.token({ org }), client: cdfClient(srv, { org }) as CdfClient };
+}
+
+async function write(token: string, client: CdfClient, series: Series[], dataSetId?: number): Promise<void> {
+  const created = await srv.request('POST', '/timeseries/create', {
+    token, body: { items: series.map((s) => ({ externalId: s.externalId, name: s.externalId, valueType: s.valueType, ...(dataSetId ? { dataSetId } : {}) })) },
+  });
+  if (created.status !== 201) throw new Error(`creating series: ${created.status} ${created.text}`);
+  // isStep is CDF's field: set through CDF's update.
+  const stepwise = series.filter((s) => s.isStep).map((s) => ({ externalId: s.externalId, update: { isStep: { set: true } } }));
+  if (stepwise.length > 0) await client.timeseries.update(stepwise);
+  const items = series.filter((s) => s.points.length > 0).map((s) => ({ externalId: s.externalId, datapoints: s.points }));
+  if (items.length > 0) await client.datapoints.insert(items);
+}
+
+async function query(client: CdfClient, expression: string, start: number, end: number, limit = 10_000): Promise<Answer[]> {
+  const [item] = await client.timeseries.syntheticQuery([{ expression, start, end, limit }]);
+  return (item.datapoints as { timestamp: Date; value?: number; error?: string }[]).map((p) => ({ timestamp: p.timestamp.getTime(), ...(p.error !== undefined ? { error: p.error } : { value: p.value }) }));
+}
+
+// ---- the independent evaluator ----
+
+type Node =
+  | { n: number }
+  | { input: number }
+  | { neg: Node }
+  | { op: '+' | '-' | '*' | '/' | '^'; a: Node; b: Node }
+  | { fn: string; args: Node[]; decimals?: number }
+  | { onError: Node; fallback: Node };
+
+function print(node: Node, names: string[]): string {
+  if ('n' in node) return node.n < 0 ? `(${node.n})` : String(node.n);
+  if ('input' in node) return `ts{externalId='${names[node.input]}'}`;
+  if ('neg' in node) return `-(${print(node.neg, names)})`;
+  if ('op' in node) return `(${print(node.a, names)} ${node.op} ${print(node.b, names)})`;
+  if ('onError' in node) return `on_error(${print(node.onError, names)}, ${print(node.fallback, names)})`;
+  const args = node.args.map((a) => print(a, names));
+  if (node.decimals !== undefined) args.push(String(node.decimals));
+  return `${node.fn}(${args.join(', ')})`;
+}
+
+const finiteOr = (x: number) => (Number.isFinite(x) ? x : NaN);
+
+function evaluate(node: Node, values: number[]): number {
+  if ('n' in node) return node.n;
+  if ('input' in node) return values[node.input] as number;
+  if ('neg' in node) return -evaluate(node.neg, values);
+  if ('onError' in node) {
+    const x = evaluate(node.onError, values);
+    return Number.isFinite(x) ? x : evaluate(node.fallback, values);
+  }
+  if ('op' in node) {
+    const [a, b] = [evaluate(node.a, values), evaluate(node.b, values)];
+    switch (node.op) {
+      case '+': return a + b;
+      case '-': return a - b;
+      case '*': return a * b;
+      case '/': return a / b;
+      case '^': return Math.pow(a, b);
+    }
+  }
+  const args = node.args.map((a) => evaluate(a, values));
+  const x = args[0] as number;
+  switch (node.fn) {
+    case 'sin': return Math.sin(x);
+    case 'cos': return Math.cos(x);
+    case 'sqrt': return Math.sqrt(x);
+    case 'abs': return Math.abs(x);
+    case 'ln': return Math.log(x);
+    case 'log10': return Math.log10(x);
+    case 'floor': return Math.floor(x);
+    case 'ceil': return Math.ceil(x);
+    case 'pow': return Math.pow(x, args[1] as number);
+    case 'round': {
+      const scale = 10 ** (node.decimals ?? 0);
+      return (x < 0 ? -Math.floor(-x * scale + 0.5) : Math.floor(x * scale + 0.5)) / scale;
+    }
+    case 'max': return args.every(Number.isFinite) ? Math.max(...args) : NaN;
+    case 'min': return args.every(Number.isFinite) ? Math.min(...args) : NaN;
+    case 'sum': return finiteOr(args.reduce((s, v) => s + v, 0));
+    case 'avg': return finiteOr(args.reduce((s, v) => s + v, 0)) / args.length;
+  }
+  throw new Error(`no reference for ${node.fn}`);
+}
+
+/** An input's value at `t`: its point there, else held (stepwise) or on the line between its neighbours (linear); undefined outside its points. */
+function valueAt(series: Series, t: number): number | undefined {
+  const points = [...series.points].sort((a, b) => a.timestamp - b.timestamp);
+  let before: Point | undefined;
+  let after: Point | undefined;
+  for (const p of points) {
+    if (p.timestamp <= t) before = p;
+    if (p.timestamp >= t && after === undefined) after = p;
+  }
+  if (!before) return undefined;
+  if (before.timestamp === t || series.isStep) return Number(before.value);
+  if (!after) return undefined;
+  const [p, n] = [Number(before.value), Number(after.value)];
+  return p + (n - p) * ((t - before.timestamp) / (after.timestamp - before.timestamp));
+}
+
+function expected(node: Node, series: Series[], used: number[], start: number, end: number, limit: number): Answer[] {
+  const grid = [...new Set(used.flatMap((k) => series[k]!.points.map((p) => p.timestamp)))].filter((ts) => ts >= start && ts < end).sort((a, b) => a - b);
+  const out: Answer[] = [];
+  for (const ts of grid) {
+    const values = series.map((s) => valueAt(s, ts));
+    if (used.some((k) => values[k] === undefined)) continue;
+    const v = evaluate(node, values as number[]);
+    out.push(Number.isFinite(v) ? { timestamp: ts, value: v } : { timestamp: ts, error: 'x' });
+    if (out.length === limit) break;
+  }
+  return out;
+}
+
+function inputsOf(node: Node): number[] {
+  if ('input' in node) return [node.input];
+  if ('n' in node) return [];
+  if ('neg' in node) return inputsOf(node.neg);
+  if ('op' in node) return [...inputsOf(node.a), ...inputsOf(node.b)];
+  if ('onError' in node) return [...inputsOf(node.onError), ...inputsOf(node.fallback)];
+  return node.args.flatMap(inputsOf);
+}
+
+function close(a: number, b: number): boolean {
+  return a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function sameAnswers(got: Answer[], want: Answer[]): string | undefined {
+  if (got.length !== want.length) return `${got.length} points, expected ${want.length}`;
+  for (let i = 0; i < got.length; i++) {
+    const [g, w] = [got[i]!, want[i]!];
+    if (g.timestamp !== w.timestamp) return `point ${i} at ${g.timestamp}, expected ${w.timestamp}`;
+    if ((g.error !== undefined) !== (w.error !== undefined)) return `point ${i} at ${g.timestamp}: ${JSON.stringify(g)}, expected ${JSON.stringify(w)}`;
+    if (w.value !== undefined && !close(g.value as number, w.value)) return `point ${i} at ${g.timestamp}: ${g.value}, expected ${w.value}`;
+  }
+  return undefined;
+}
+
+// ---- arbitraries ----
+
+const INPUTS = 3;
+
+const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.integer({ min: -5, max: 9 }).map((n) => ({ n })),
+    fc.integer({ min: 0, max: INPUTS - 1 }).map((input) => ({ input })),
+    fc.integer({ min: 0, max: INPUTS - 1 }).map((input) => ({ input })),
+    tie('node').map((a) => ({ neg: a })),
+    fc.record({ op: fc.constantFrom('+', '-', '*', '/', '^'), a: tie('node'), b: tie('node') }) as fc.Arbitrary<Node>,
+    fc.record({ fn: fc.constantFrom('sin', 'cos', 'sqrt', 'abs', 'ln', 'log10', 'floor', 'ceil'), args: tie('node').map((a) => [a]) }),
+    fc.record({ fn: fc.constant('round'), args: tie('node').map((a) => [a]), decimals: fc.integer({ min: -2, max: 3 }) }),
+    fc.record({ fn: fc.constant('pow'), args: fc.tuple(tie('node'), tie('node')) }),
+    fc.record({ fn: fc.constantFrom('max', 'min', 'sum', 'avg'), args: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ onError: tie('node'), fallback: tie('node') }),
+  ),
+})).node;
+
+const seriesArbitrary = fc.array(
+  fc.record({
+    valueType: fc.constantFrom('FLOAT' as const, 'BIGINT' as const),
+    isStep: fc.boolean(),
+    offsets: fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 12 }),
+    values: fc.array(fc.integer({ min: -50, max: 50 }), { minLength: 12, maxLength: 12 }),
+  }),
+  { minLength: INPUTS, maxLength: INPUTS },
+).map((specs) => specs.map((s, k): Series => ({
+  externalId: `in-${k}`, valueType: s.valueType, isStep: s.isStep,
+  points: s.offsets.map((o, i) => ({ timestamp: T0 + o * 1000, value: s.valueType === 'FLOAT' ? (s.values[i] as number) / 4 : (s.values[i] as number) })),
+})));
+
+t.test('expressions over aligned inputs answer what the reference evaluator computes', async (t) => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 1_000_000);
+  t.comment(`fast-check seed ${seed}`);
+  await fc.assert(fc.asyncProperty(seriesArbitrary, node, fc.integer({ min: -5, max: 40 }), fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 30 }), async (series, expression, from, span, limit) => {
+    const { token, client } = tenant();
+    await write(token, client, series);
+    const names = series.map((s) => s.externalId);
+    const [start, end] = [T0 + from * 1000, T0 + (from + span) * 1000];
+    const got = await query(client, print(expression, names), start, end, limit);
+    const mismatch = sameAnswers(got, expected(expression, series, [...new Set(inputsOf(expression))], start, end, limit));
+    if (mismatch) throw new Error(`${print(expression, names)} over [${start - T0}, ${end - T0}) s: ${mismatch}`);
+  }), { numRuns: 40, seed });
+  t.pass('every drawn expression agreed');
+});
+
+t.test('CDF\'s examples: unit conversion, the sum of two series, on_error over a division by zero, map over a string series', async (t) => {
+  const { token, client } = tenant();
+  await write(token, client, [
+    { externalId: 'wind-speed', valueType: 'FLOAT', isStep: false, points: [{ timestamp: T0, value: 10 }, { timestamp: T0 + 2000, value: 20 }] },
+    { externalId: 'other', valueType: 'FLOAT', isStep: true, points: [{ timestamp: T0 + 1000, value: 0 }, { timestamp: T0 + 3000, value: 2 }] },
+    { externalId: 'valve', valueType: 'TEXT', isStep: false, points: [{ timestamp: T0, value: 'OPEN' }, { timestamp: T0 + 1000, value: 'CLOSED' }, { timestamp: T0 + 2000, value: 'STUCK' }] },
+  ]);
+  t.strictSame(await query(client, "3.6 * TS{externalId='wind-speed'}", T0, T0 + 10_000), [{ timestamp: T0, value: 36 }, { timestamp: T0 + 2000, value: 72 }], 'unit conversion at the input\'s points');
+  t.strictSame(await query(client, "ts{externalId='wind-speed'} + ts{externalId=\"other\"}", T0, T0 + 10_000), [
+    { timestamp: T0 + 1000, value: 15 }, { timestamp: T0 + 2000, value: 20 },
+  ], 'aligned on the union: the linear input interpolated at 1 s, the stepwise one held at 2 s; nothing before the step series starts or after the linear one ends');
+  const divided = await query(client, "1 / ts{externalId='other'}", T0, T0 + 10_000);
+  t.equal(divided[0]?.timestamp, T0 + 1000);
+  t.match(divided[0], { error: /division by zero/ }, 'a division by zero is an error point');
+  t.strictSame(divided[1], { timestamp: T0 + 3000, value: 0.5 });
+  t.strictSame(await query(client, "on_error(1 / ts{externalId='other'}, -1)", T0, T0 + 10_000), [{ timestamp: T0 + 1000, value: -1 }, { timestamp: T0 + 3000, value: 0.5 }], 'on_error replaces it');
+  t.strictSame(await query(client, "map(TS{externalId='valve'}, ['OPEN', 'CLOSED'], [1, 0], -1)", T0, T0 + 10_000), [
+    { timestamp: T0, value: 1 }, { timestamp: T0 + 1000, value: 0 }, { timestamp: T0 + 2000, value: -1 },
+  ], 'map turns a string series into numbers, the default for the rest');
+  t.strictSame(await query(client, 'pi() + 1', T0, T0 + 10_000), [], 'constants alone have no timestamps');
+});
+
+t.test('a bad expression is a 400 naming its character offset; unknown, unreadable and other tenants\' series are one 400', async (t) => {
+  const { org, token, client } = tenant();
+  const created = await srv.request('POST', '/datasets/create', { token, body: { items: [{ externalId: 'open', name: 'open' }, { externalId: 'closed', name: 'closed' }] } });
+  const [open, closed] = created.body.items.map((i: { id: number }) => i.id) as [number, number];
+  await write(token, client, [{ externalId: 'seen', valueType: 'FLOAT', isStep: false, points: [{ timestamp: T0, value: 1 }] }], open);
+  await write(token, client, [{ externalId: 'secret', valueType: 'FLOAT', isStep: false, points: [{ timestamp: T0, value: 987 }] }], closed);
+  const cases: [string, RegExp][] = [
+    ["ts{externalId='seen'} +", /at character 23: expected a number, ts\{\.\.\.\}, a function call or '\(', found the end of the expression/],
+    ["foo(ts{externalId='seen'})", /at character 0: unknown function foo/],
+    ["ts{externalId='seen', id=3}", /at character 0: .*one of id or externalId/],
+    ['max()', /at character 0: max takes at least 1 argument,/],
+    ['1 $ 2', /at character 2: unexpected character/],
+  ];
+  for (const [expression, message] of cases) {
+    const failure = await sdkFailure(query(client, expression, T0, T0 + 1000));
+    t.equal(failure?.status, 400, `${expression}: 400`);
+    t.match(failure?.message, message, `${expression}: names where and what`);
+  }
+  const unknown = await sdkFailure(query(client, "ts{externalId='seen'} + ts{externalId='nowhere'}", T0, T0 + 1000));
+  t.equal(unknown?.status, 400);
+  t.strictSame(unknown?.missing, [{ externalId: 'nowhere' }], 'an unknown input is listed');
+  const limited = cdfClient(srv, { org, read: ['open'] }) as CdfClient;
+  t.strictSame(await query(limited, "2 * ts{externalId='seen'}", T0, T0 + 1000), [{ timestamp: T0, value: 2 }], 'a readable input is read');
+  const unreadable = await sdkFailure(query(limited, "ts{externalId='seen'} + ts{externalId='secret'}", T0, T0 + 1000));
+  t.equal(unreadable?.status, 400, 'a series in a data set the caller cannot read is unknown');
+  t.strictSame(unreadable?.missing, [{ externalId: 'secret' }]);
+  t.notMatch(unreadable?.message ?? '', /987/, 'none of its points in the error');
+  const other = tenant();
+  const foreign = await sdkFailure(query(other.client, "ts{externalId='seen'}", T0, T0 + 1000));
+  t.equal(foreign?.status, 400, 'another tenant\'s series is unknown');
+  t.strictSame(foreign?.missing, [{ externalId: 'seen' }]);
+});

@@ -1,0 +1,111 @@
+// Evaluating an expression over the points of the series it names, in [start, end): the use
+// case behind POST /timeseries/synthetic/query. The expression is parsed and checked
+// (expression.ts), its inputs resolved in read mode (an unreadable series is unknown, as on
+// every read), their acknowledged points made readable as a list read makes them (taken from
+// the ingest log's memory, or waited for), and the whole evaluation runs as one statement
+// (synthetic.sql.ts). Points where the expression has no finite value (a division by zero, an
+// argument outside a function's domain, an overflow) come back as errors, as CDF's do.
+import { BadRequestError } from '../errors.ts';
+import type { Access } from '../grants/access.ts';
+import { bindTombstones, contextsOf } from '../datapoints/read/datapoint-read-context.ts';
+import { bindQueued } from '../datapoints/read/queued-rows.ts';
+import type { ListDatapointsDeps, ReadTarget } from '../datapoints/read/list-datapoints.ts';
+import { FAMILY_SHAPES, familyOf } from '../datapoints/tables/families.ts';
+import { unknownSeriesError } from '../datapoints/unknown-series.ts';
+import { resolveSeriesTargets } from '../meta/series-targets.ts';
+import type { QueryParams } from '../stores/columnar-params.ts';
+import { parseExpression } from './expression.ts';
+import { CompileError, QUEUED_PARTS, queuedParamOf, syntheticSql, type StatementInput } from './synthetic.sql.ts';
+
+/** One evaluation: an expression over [start, end), its first `limit` points. */
+export interface EvaluationRequest {
+  expression: string;
+  start: number;
+  end: number;
+  limit: number;
+}
+
+/** A point of an evaluation: a value, or why the expression has none at that timestamp. */
+export type EvaluatedPoint = { timestamp: number; value: number } | { timestamp: number; error: string };
+
+export const POINT_ERROR = 'the expression has no finite value here (a division by zero, an argument outside a function\'s domain, or an overflow)';
+
+/** The time one evaluation may run in the engine before it is stopped and refused. */
+export const EVALUATION_SECONDS_MAX = 10;
+
+/**
+ * Evaluates `request` for `access`'s tenant. `field` names the request's item in errors
+ * (`items[2]`). Throws BadRequestError for an expression that does not parse or cannot be
+ * evaluated (naming the character offset), NotFoundError for inputs that are missing or
+ * unreadable.
+ */
+export async function evaluateExpression(access: Access, request: EvaluationRequest, field: string, deps: ListDatapointsDeps): Promise<EvaluatedPoint[]> {
+  const parsed = parseExpression(request.expression);
+  if (!parsed.ok) throw expressionError(field, parsed.position, parsed.message);
+  const aggregated = parsed.inputs.find((input) => input.aggregate !== undefined);
+  if (aggregated) {
+    throw expressionError(field, request.expression.search(/ts\s*\{[^}]*aggregate/i), 'aggregate inputs are not evaluated by this service yet; name the raw series');
+  }
+  const identifiers = parsed.inputs.map((input) => (input.id !== undefined ? { id: input.id } : { externalId: input.externalId as string }));
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, identifiers, 'read');
+  if (missing.length > 0) throw unknownSeriesError(missing, `${field}: unknown time series in the expression`);
+  const read = await readable(access.tenant, targets as ReadTarget[], deps);
+  const contexts = await contextsOf(deps.store.columnar, access.tenant, read.map((t) => t.seriesId), deps.store.contexts);
+  const tombstones = bindTombstones(contexts.values());
+  const params: Record<string, QueryParams[string]> = { tenant: access.tenant, start: request.start, end: request.end, limit: request.limit, ...tombstones.params };
+  const inputs: StatementInput[] = read.map((target, k) => {
+    params[`s${k}`] = target.seriesId;
+    const family = familyOf(target.valueType);
+    let queued = false;
+    for (const part of QUEUED_PARTS) {
+      const bound = bindQueued(access.tenant, family, [target], queuedParamOf(k, part));
+      queued = bound.queued;
+      Object.assign(params, bound.params);
+    }
+    return { shape: FAMILY_SHAPES[family], step: target.isStep === true, text: family === 'text', queued };
+  });
+  let sql: string;
+  try {
+    sql = syntheticSql(parsed.expression, inputs, tombstones.form);
+  } catch (error) {
+    if (error instanceof CompileError) throw expressionError(field, error.position, error.message);
+    throw error;
+  }
+  const table = await deps.store.columnar.queryArrow(`${sql}\nSETTINGS max_execution_time = ${EVALUATION_SECONDS_MAX}, join_use_nulls = 1`, params)
+    .catch((error: unknown) => {
+      if (/TIMEOUT_EXCEEDED|Timeout exceeded/i.test(String((error as Error)?.message))) {
+        throw new BadRequestError(`${field}: the expression took longer than ${EVALUATION_SECONDS_MAX} s to evaluate; narrow [start, end) or lower limit`, [{ field: `${field}.expression`, message: `over ${EVALUATION_SECONDS_MAX} s` }]);
+      }
+      throw error;
+    });
+  const times = table.getChild('ts_ms')?.toArray() as Float64Array | undefined;
+  const values = table.getChild('value');
+  const points: EvaluatedPoint[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const timestamp = times?.[i] as number;
+    const value = values?.get(i) as number | null;
+    points.push(value === null ? { timestamp, error: POINT_ERROR } : { timestamp, value });
+  }
+  return points;
+}
+
+function expressionError(field: string, position: number, message: string): BadRequestError {
+  const at = Math.max(0, position);
+  return new BadRequestError(`${field}.expression: at character ${at}: ${message}`, [{ field: `${field}.expression`, message: `at character ${at}: ${message}` }]);
+}
+
+/**
+ * The inputs with their acknowledged points readable: copied from the ingest log's memory
+ * where the engine reads JS columns, else waited for. All of each series' time, since a
+ * neighbour anywhere before or after the window can give it its edge values.
+ */
+async function readable(tenant: string, targets: ReadTarget[], deps: ListDatapointsDeps): Promise<ReadTarget[]> {
+  const ids = targets.map((t) => t.seriesId);
+  const windows = targets.map(() => ({ start: -Infinity, end: Infinity }));
+  if (!deps.queuedForRead) {
+    await deps.readBarrier(tenant, ids, windows);
+    return targets;
+  }
+  const queued = deps.queuedForRead(tenant, ids, windows);
+  return targets.map((target, k) => (queued[k] ? { ...target, queued: queued[k] } : target));
+}
