@@ -3,7 +3,11 @@
 // records. The schemas are this family's own, built from schemas/common.ts; the expression
 // language is documented with its parser.
 import { Type } from '@sinclair/typebox';
-import { FUNCTION_EXPRESSION_CHARS_MAX, FUNCTION_LIST_LIMIT_DEFAULT, FUNCTION_LIST_LIMIT_MAX } from '../engine/limits.ts';
+import {
+  DATAPOINTS_LIMIT_DEFAULT, DATAPOINTS_LIMIT_MAX, FUNCTION_CALL_POINTS_MAX, FUNCTION_EXPRESSION_CHARS_MAX, FUNCTION_LIST_LIMIT_DEFAULT, FUNCTION_LIST_LIMIT_MAX,
+} from '../engine/limits.ts';
+import { parseInstant } from '../engine/records/instant.ts';
+import { Instant } from '../schemas/datapoints.ts';
 import type { FunctionEngine } from '../engine/functions/function-engine.ts';
 import {
   CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, Metadata, MetadataUpdate, PagedResponse, SetOrNull,
@@ -77,6 +81,26 @@ const FunctionListQuery = Type.Object({
 
 const FunctionCollection = ItemsResponse(FunctionSchema);
 
+const FunctionCallRequest = Type.Object({
+  items: Type.Array(Type.Object({
+    id: Type.Optional(Id),
+    externalId: Type.Optional(ExternalId),
+    start: Type.Optional(Instant),
+    end: Type.Optional(Instant),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DATAPOINTS_LIMIT_MAX, description: `default ${DATAPOINTS_LIMIT_DEFAULT}; the items' limits together at most ${FUNCTION_CALL_POINTS_MAX}` })),
+    cursor: Type.Optional(Type.String({ maxLength: 2048 })),
+    granularity: Type.Optional(Type.String({ maxLength: 32, description: 'not evaluated over functions yet: a 400' })),
+    aggregates: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10, description: 'not evaluated over functions yet: a 400' })),
+  }), { minItems: 1, maxItems: 100 }),
+  ignoreUnknownIds: Type.Optional(Type.Boolean({ default: false })),
+}, { description: 'start inclusive (default 0), end exclusive (default now), as epoch ms or ISO-8601.' });
+
+const FunctionPoint = Type.Union([
+  Type.Object({ timestamp: EpochMs, value: Type.Number() }),
+  Type.Object({ timestamp: EpochMs, error: Type.String({ description: 'why the expression has no finite value at this timestamp' }) }),
+]);
+const FunctionCallResponse = ItemsResponse(Type.Object({ id: Id, externalId: Type.String(), datapoints: Type.Array(FunctionPoint), nextCursor: Type.Optional(Type.String()) }));
+
 export function functionRoutes(functions: FunctionEngine): Route[] {
   return [
     queryRoute({
@@ -99,6 +123,18 @@ export function functionRoutes(functions: FunctionEngine): Route[] {
         400: { description: 'invalid request' }, 404: { description: 'with `ignoreUnknownIds: false`: unknown or unreadable functions, listed in `missing`' },
       },
       handle: async ({ access, body }) => ok({ items: await functions.byIds(access, body.items, body.ignoreUnknownIds ?? true) }),
+    }),
+    jsonRoute({
+      method: 'post', path: '/functions/call', operationId: 'callFunctions', tag: TAG,
+      summary: 'Evaluate functions over a window, a page of points per item with a cursor',
+      description: 'Each item\'s function evaluated as the caller, who must read every series its expression names (an unreadable one is unknown: a 404 listing it). The points of [start, end) ascending, `{ timestamp, value }` or `{ timestamp, error }` where the expression has no finite value; `nextCursor` while more follow (send it back as `cursor`). Unknown or unreadable functions are a 404 listing `missing` unless `ignoreUnknownIds`.',
+      body: FunctionCallRequest,
+      responses: {
+        200: { description: 'one item per function called, in request order', schema: FunctionCallResponse },
+        400: { description: 'invalid window, limit or cursor; an expression that cannot be evaluated; granularity or aggregates' },
+        404: { description: 'unknown or unreadable functions or input series, listed in `missing`' },
+      },
+      handle: async ({ access, body }) => ok({ items: await functions.call(access, body.items.map((item, i) => ({ ...item, start: parseInstant(item.start, `items.${i}.start`), end: parseInstant(item.end, `items.${i}.end`) })), body.ignoreUnknownIds ?? false) }),
     }),
     jsonRoute({
       method: 'post', path: '/functions/create', operationId: 'createFunctions', tag: TAG,

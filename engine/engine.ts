@@ -126,7 +126,7 @@ function bindEngine(
     ...bindGraphEngine({ relational, quotas, graph, policies, nodeStats, series: series.directory }),
     events: bindEventEngine(relational, quotas, new TableStats(relational.pool, 'events')),
     policies: bindPolicyEngine(relational, quotas),
-    functions: bindFunctionEngine({ relational, quotas }),
+    functions: bindFunctionEngine({ relational, quotas, evaluate: datapoints.evaluate }),
     files,
     datapoints,
     subscriptions,

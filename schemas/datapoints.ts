@@ -6,7 +6,7 @@ import { CAPS, ExternalId, Id } from './common.ts';
 
 const Value = Type.Union([Type.String({ maxLength: 64 }), Type.Number()], { description: 'string (or JSON number) parsed against the series valueType; up to 64 characters' });
 const Timestamp = Type.Integer({ description: 'epoch milliseconds, UTC, 1900-01-01 to 2099-12-31' });
-const Instant = Type.Union([Type.Integer(), Type.String({ maxLength: 64 })], { description: 'epoch milliseconds or an ISO-8601 instant' });
+export const Instant = Type.Union([Type.Integer(), Type.String({ maxLength: 64 })], { description: 'epoch milliseconds or an ISO-8601 instant' });
 
 export const DatapointInsertRequest = Type.Object({
   items: Type.Array(Type.Object({

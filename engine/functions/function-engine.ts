@@ -1,10 +1,11 @@
 // The function records' use cases bound to PostgreSQL: list, byIds, create, update, delete,
-// with the rules, grants and quota of the time series records. The expression language and
-// evaluation are not this facade's: it checks an expression parses and stores its text.
+// with the rules, grants and quota of the time series records, and calls (function-call.ts),
+// which the data point engine evaluates.
 import type { Identifier } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { RelationalStore } from '../stores/relational.ts';
+import { callFunctions, type Evaluate, type FunctionCallItem, type FunctionCallResult } from './function-call.ts';
 import { functionsByIds, listFunctions } from './function-read.ts';
 import { toFunctionRecord, type FunctionCreate, type FunctionPage, type FunctionRecord, type FunctionUpdateItem } from './function-records.ts';
 import { createFunctions, deleteFunctions, updateFunctions } from './function-write.ts';
@@ -22,14 +23,18 @@ export interface FunctionEngine {
   update(access: Access, items: FunctionUpdateItem[]): Promise<FunctionRecord[]>;
   /** A miss is skipped with `ignoreUnknownIds`, else a NotFoundError listing every one and nothing deleted. */
   delete(access: Access, identifiers: Identifier[], ignoreUnknownIds: boolean): Promise<void>;
+  /** Each item's function evaluated over its window, a page with a cursor (function-call.ts). */
+  call(access: Access, items: FunctionCallItem[], ignoreUnknownIds: boolean): Promise<FunctionCallResult[]>;
 }
 
 export interface FunctionEngineDeps {
   relational: RelationalStore;
   quotas: Quotas;
+  /** The data point engine's evaluation of expressions. */
+  evaluate: Evaluate;
 }
 
-export function bindFunctionEngine({ relational, quotas }: FunctionEngineDeps): FunctionEngine {
+export function bindFunctionEngine({ relational, quotas, evaluate }: FunctionEngineDeps): FunctionEngine {
   const db = relational.pool;
   return {
     list: (access, query) => listFunctions(db, access, query),
@@ -42,5 +47,6 @@ export function bindFunctionEngine({ relational, quotas }: FunctionEngineDeps): 
     },
     update: async (access, items) => (await updateFunctions(relational, access, items)).map(toFunctionRecord),
     delete: (access, identifiers, ignoreUnknownIds) => deleteFunctions(relational, access, identifiers, ignoreUnknownIds),
+    call: (access, items, ignoreUnknownIds) => callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()),
   };
 }
