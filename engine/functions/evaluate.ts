@@ -52,7 +52,7 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
   const read = await readable(access.tenant, targets as ReadTarget[], deps);
   const contexts = await contextsOf(deps.store.columnar, access.tenant, read.map((t) => t.seriesId), deps.store.contexts);
   const tombstones = bindTombstones(contexts.values());
-  const params: Record<string, QueryParams[string]> = { tenant: access.tenant, start: request.start, end: request.end, limit: request.limit, ...tombstones.params };
+  const params: Record<string, QueryParams[string]> = { tenant: access.tenant, end: request.end, ...tombstones.params };
   const inputs: StatementInput[] = read.map((target, k) => {
     params[`s${k}`] = target.seriesId;
     const family = familyOf(target.valueType);
@@ -66,27 +66,38 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
   });
   let sql: string;
   try {
-    sql = syntheticSql(parsed.expression, inputs, tombstones.form);
+    sql = `${syntheticSql(parsed.expression, inputs, tombstones.form)}\nSETTINGS max_execution_time = ${EVALUATION_SECONDS_MAX}, join_use_nulls = 1`;
   } catch (error) {
     if (error instanceof CompileError) throw expressionError(field, error.position, error.message);
     throw error;
   }
-  const table = await deps.store.columnar.queryArrow(`${sql}\nSETTINGS max_execution_time = ${EVALUATION_SECONDS_MAX}, join_use_nulls = 1`, params)
-    .catch((error: unknown) => {
-      if (/TIMEOUT_EXCEEDED|Timeout exceeded/i.test(String((error as Error)?.message))) {
-        throw new BadRequestError(`${field}: the expression took longer than ${EVALUATION_SECONDS_MAX} s to evaluate; narrow [start, end) or lower limit`, [{ field: `${field}.expression`, message: `over ${EVALUATION_SECONDS_MAX} s` }]);
-      }
-      throw error;
-    });
-  const times = table.getChild('ts_ms')?.toArray() as Float64Array | undefined;
-  const values = table.getChild('value');
+  // Each statement answers the timestamps up to its cut; the next one goes on from there
+  // until the page holds `limit` points or the window is done.
   const points: EvaluatedPoint[] = [];
-  for (let i = 0; i < table.numRows; i++) {
-    const timestamp = times?.[i] as number;
-    const value = values?.get(i) as number | null;
-    points.push(value === null ? { timestamp, error: POINT_ERROR } : { timestamp, value });
+  const deadline = Date.now() + EVALUATION_SECONDS_MAX * 1000;
+  for (let start = request.start; start < request.end && points.length < request.limit;) {
+    if (Date.now() > deadline) throw tooLong(field);
+    const table = await deps.store.columnar.queryArrow(sql, { ...params, start, take: request.limit - points.length })
+      .catch((error: unknown) => {
+        throw /TIMEOUT_EXCEEDED|Timeout exceeded/i.test(String((error as Error)?.message)) ? tooLong(field) : error;
+      });
+    const times = table.getChild('ts_ms')?.toArray() as Float64Array | undefined;
+    const values = table.getChild('value');
+    const defined = table.getChild('defined')?.toArray() as Uint8Array | undefined;
+    for (let i = 0; i < table.numRows && points.length < request.limit; i++) {
+      if (defined?.[i] !== 1) continue;
+      const timestamp = times?.[i] as number;
+      const value = values?.get(i) as number | null;
+      points.push(value === null ? { timestamp, error: POINT_ERROR } : { timestamp, value });
+    }
+    if (table.numRows === 0) break;
+    start = table.getChild('cut_ms')?.get(0) as number;
   }
   return points;
+}
+
+function tooLong(field: string): BadRequestError {
+  return new BadRequestError(`${field}: the expression took longer than ${EVALUATION_SECONDS_MAX} s to evaluate; narrow [start, end) or lower limit`, [{ field: `${field}.expression`, message: `over ${EVALUATION_SECONDS_MAX} s` }]);
 }
 
 function expressionError(field: string, position: number, message: string): BadRequestError {

@@ -48,11 +48,12 @@ function inputRows(input: StatementInput, k: number, form: TombstoneForm): strin
   const series = `tenant = {tenant:String} AND series_id = {s${k}:UInt64}`;
   // A bound source is read once per statement: each of the three reads has its own name.
   const rows = (time: string, part: QueuedPart) => liveRawRows(shape, `${series} AND ${time}`, form, { rowFilter, queued: input.queued, queuedParam: queuedParamOf(k, part) });
-  return `(SELECT toUInt16(${k}) AS k, ts, ${value} ${rows('ts < {start:Int64}', 'before')} ORDER BY ts DESC LIMIT 1)
+  // w: 0 the point before the window, 1 one of the first {take} points in it, 2 the one after.
+  return `(SELECT toUInt16(${k}) AS k, ts, ${value}, toUInt8(0) AS w ${rows('ts < {start:Int64}', 'before')} ORDER BY ts DESC LIMIT 1)
   UNION ALL
-  (SELECT toUInt16(${k}) AS k, ts, ${value} ${rows('ts >= {start:Int64} AND ts < {end:Int64}', 'within')})
+  (SELECT toUInt16(${k}) AS k, ts, ${value}, toUInt8(1) AS w ${rows('ts >= {start:Int64} AND ts < {end:Int64}', 'within')} ORDER BY ts ASC LIMIT {take:UInt32})
   UNION ALL
-  (SELECT toUInt16(${k}) AS k, ts, ${value} ${rows('ts >= {end:Int64}', 'after')} ORDER BY ts ASC LIMIT 1)`;
+  (SELECT toUInt16(${k}) AS k, ts, ${value}, toUInt8(2) AS w ${rows('ts >= {end:Int64}', 'after')} ORDER BY ts ASC LIMIT 1)`;
 }
 
 /** An input's value at the row's timestamp, NULL where it has none. */
@@ -63,40 +64,45 @@ function valueAt(input: StatementInput, k: number): string {
 }
 
 /**
- * The statement: `ts_ms` Float64 and `value` Nullable(Float64) (NULL where the expression has
- * no finite value), ascending, at most {limit} rows, for timestamps in [{start}, {end}).
- * Params: {tenant}, {s<k>} per input, {start}, {end}, {limit}, the tombstones of `form` and
- * the queued columns of the inputs that have them.
+ * The statement. Each input reads at most {take} of its points in [{start}, {end}), so a page
+ * costs its own size, not the window's: the timestamps before `cut_ms` are the ones every
+ * input's points are complete for (up to the {take}-th point of an input that has {take},
+ * else all of the window). Rows: every timestamp in [{start}, cut) where an input has a point,
+ * ascending, with `ts_ms`, `value` Nullable(Float64) (NULL where the expression has no finite
+ * value), `defined` (0 where an input has no value there, so the timestamp gives no point) and
+ * `cut_ms`. Params: {tenant}, {s<k>} per input, {start}, {end}, {take}, the tombstones of
+ * `form` and the queued columns of the inputs that have them.
  */
 export function syntheticSql(expression: Expr, inputs: readonly StatementInput[], form: TombstoneForm): string {
   const value = new ExpressionSql(inputs).compile(expression);
   if (inputs.length === 0) {
     // Constants only: no input gives a timestamp, so there is nothing to answer.
-    return 'SELECT toFloat64(0) AS ts_ms, toNullable(toFloat64(0)) AS value WHERE 0';
+    return 'SELECT toFloat64(0) AS ts_ms, toNullable(toFloat64(0)) AS value, toUInt8(0) AS defined, toFloat64(0) AS cut_ms WHERE 0';
   }
   const stacked = inputs.map((input, k) => inputRows(input, k, form)).join('\n  UNION ALL\n  ');
-  const perTimestamp = inputs.map((input, k) => `anyIf(${input.text ? 's' : 'v'}, k = ${k}) AS x${k}`).join(', ');
+  const perTimestamp = inputs.map((input, k) => `anyIf(${input.text ? 's' : 'v'}, k = ${k}) AS x${k}, maxIf(w = 1, k = ${k}) AS in${k}`).join(', ');
   const windows = inputs.map((_, k) => `anyLast(x${k}) OVER up AS p${k}, anyLast(if(isNull(x${k}), NULL, ts)) OVER up AS pt${k},
-    anyLast(x${k}) OVER down AS n${k}, anyLast(if(isNull(x${k}), NULL, ts)) OVER down AS nt${k}`).join(',\n    ');
+    anyLast(x${k}) OVER down AS n${k}, anyLast(if(isNull(x${k}), NULL, ts)) OVER down AS nt${k},
+    sum(in${k}) OVER whole AS taken${k}, max(if(in${k} = 1, ts, NULL)) OVER whole AS last${k}`).join(',\n    ');
+  const cut = `least({end:Int64}, ${inputs.map((_, k) => `if(taken${k} = {take:UInt32}, assumeNotNull(last${k}) + 1, {end:Int64})`).join(', ')})`;
   const values = inputs.map((input, k) => `${valueAt(input, k)} AS val${k}`).join(',\n    ');
   const defined = inputs.map((_, k) => `isNotNull(val${k})`).join(' AND ');
-  return `SELECT toFloat64(ts) AS ts_ms, if(isFinite(out), out, NULL) AS value FROM (
-  SELECT ts, toFloat64(${value}) AS out FROM (
-    SELECT ts, ${values}
+  return `SELECT toFloat64(ts) AS ts_ms, if(defined AND isFinite(out), out, NULL) AS value, defined, toFloat64(cut) AS cut_ms FROM (
+  SELECT ts, cut, ${defined} AS defined, if(defined, toFloat64(${value}), nan) AS out FROM (
+    SELECT ts, ${cut} AS cut, ${values}
     FROM (
       SELECT ts, ${windows}
       FROM (SELECT ts, ${perTimestamp} FROM (
   ${stacked}
       ) GROUP BY ts)
       WINDOW up AS (ORDER BY ts ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
-        down AS (ORDER BY ts DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+        down AS (ORDER BY ts DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+        whole AS ()
     )
-    WHERE ts >= {start:Int64} AND ts < {end:Int64}
   )
-  WHERE ${defined}
+  WHERE ts >= {start:Int64} AND ts < cut
 )
-ORDER BY ts_ms
-LIMIT {limit:UInt32}`;
+ORDER BY ts_ms`;
 }
 
 /** Functions whose ClickHouse name and meaning are the expression's own. */
