@@ -233,6 +233,29 @@ t.test('CDF\'s examples: unit conversion, the sum of two series, on_error over a
   t.strictSame(await query(client, 'pi() + 1', T0, T0 + 10_000), [], 'constants alone have no timestamps');
 });
 
+t.test('an aggregate input stands as its buckets\' values, one at each bucket\'s start, linear between them', async (t) => {
+  const { token, client } = tenant();
+  const HOUR = 3_600_000;
+  const temp: Series = {
+    externalId: 'temp', valueType: 'FLOAT', isStep: false,
+    points: Array.from({ length: 60 }, (_, i) => ({ timestamp: T0 + i * 600_000, value: 20 + ((i * 7) % 11) / 2 })),
+  };
+  await write(token, client, [temp]);
+  const [retrieved] = await client.datapoints.retrieve({ items: [{ externalId: 'temp' }], aggregates: ['average'], granularity: '1h', start: T0 - HOUR, end: T0 + 11 * HOUR });
+  const buckets: Series = { externalId: 'buckets', valueType: 'FLOAT', isStep: false, points: (retrieved.datapoints as { timestamp: Date; average: number }[]).map((p) => ({ timestamp: p.timestamp.getTime(), value: p.average })) };
+  t.equal(buckets.points.length, 10, 'ten hourly buckets');
+  const doubled = await query(client, "ts{externalId='temp', aggregate='average', granularity='1h'} * 2", T0, T0 + 10 * HOUR);
+  t.strictSame(doubled, buckets.points.map((p) => ({ timestamp: p.timestamp, value: (p.value as number) * 2 })), 'each bucket at its start');
+  const [start, end] = [T0 + HOUR / 2, T0 + 5 * HOUR];
+  const difference = await query(client, "ts{externalId='temp'} - ts{externalId='temp', aggregate='average', granularity='1h'}", start, end);
+  const want = temp.points.map((p) => p.timestamp).concat(buckets.points.map((p) => p.timestamp)).filter((ts, i, all) => ts >= start && ts < end && all.indexOf(ts) === i).sort((a, b) => a - b)
+    .map((ts) => ({ timestamp: ts, value: (valueAt(temp, ts) as number) - (valueAt(buckets, ts) as number) }));
+  const mismatch = sameAnswers(difference, want);
+  t.equal(mismatch, undefined, 'raw points less the hourly average, interpolated between bucket starts');
+  const misaligned = await sdkFailure(query(client, "ts{externalId='temp', aggregate='average', granularity='1h', alignment=1800000}", T0, T0 + HOUR));
+  t.equal(misaligned?.status, 400, 'an alignment is refused until it is evaluated');
+});
+
 t.test('a bad expression is a 400 naming its character offset; unknown, unreadable and other tenants\' series are one 400', async (t) => {
   const { org, token, client } = tenant();
   const created = await srv.request('POST', '/datasets/create', { token, body: { items: [{ externalId: 'open', name: 'open' }, { externalId: 'closed', name: 'closed' }] } });

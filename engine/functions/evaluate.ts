@@ -1,10 +1,12 @@
 // Evaluating an expression over the points of the series it names, in [start, end): the use
-// case behind POST /timeseries/synthetic/query. The expression is parsed and checked
-// (expression.ts), its inputs resolved in read mode (an unreadable series is unknown, as on
-// every read), their acknowledged points made readable as a list read makes them (taken from
-// the ingest log's memory, or waited for), and the whole evaluation runs as one statement
-// (synthetic.sql.ts). Points where the expression has no finite value (a division by zero, an
-// argument outside a function's domain, an overflow) come back as errors, as CDF's do.
+// case behind POST /timeseries/synthetic/query and POST /functions/call. The expression is
+// parsed and checked (expression.ts), its inputs resolved in read mode (an unreadable series is
+// unknown, as on every read), their acknowledged points made readable as a list read makes them
+// (taken from the ingest log's memory, or waited for), aggregate inputs computed by CDF's
+// aggregate read (aggregate-inputs.ts), and each page of the answer computed by one statement
+// (synthetic.sql.ts) that reads a page's worth of every input. Points where the expression has
+// no finite value (a division by zero, an argument outside a function's domain, an overflow)
+// come back as errors, as CDF's do.
 import { BadRequestError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import { bindTombstones, contextsOf } from '../datapoints/read/datapoint-read-context.ts';
@@ -14,7 +16,8 @@ import { FAMILY_SHAPES, familyOf } from '../datapoints/tables/families.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { resolveSeriesTargets } from '../meta/series-targets.ts';
 import type { QueryParams } from '../stores/columnar-params.ts';
-import { parseExpression } from './expression.ts';
+import { aggregateColumns } from './aggregate-inputs.ts';
+import { parseExpression, type InputRef } from './expression.ts';
 import { CompileError, QUEUED_PARTS, queuedParamOf, syntheticSql, type StatementInput } from './synthetic.sql.ts';
 
 /** One evaluation: an expression over [start, end), its first `limit` points. */
@@ -42,10 +45,11 @@ export const EVALUATION_SECONDS_MAX = 10;
 export async function evaluateExpression(access: Access, request: EvaluationRequest, field: string, deps: ListDatapointsDeps): Promise<EvaluatedPoint[]> {
   const parsed = parseExpression(request.expression);
   if (!parsed.ok) throw expressionError(field, parsed.position, parsed.message);
-  const aggregated = parsed.inputs.find((input) => input.aggregate !== undefined);
-  if (aggregated) {
-    throw expressionError(field, request.expression.search(/ts\s*\{[^}]*aggregate/i), 'aggregate inputs are not evaluated by this service yet; name the raw series');
-  }
+  parsed.inputs.forEach((input) => {
+    if (input.alignment !== undefined && input.alignment !== 0) {
+      throw expressionError(field, request.expression.search(/alignment/i), 'alignment other than 0 is not evaluated by this service yet; buckets start at whole granularities (in UTC)');
+    }
+  });
   const identifiers = parsed.inputs.map((input) => (input.id !== undefined ? { id: input.id } : { externalId: input.externalId as string }));
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, identifiers, 'read');
   if (missing.length > 0) throw unknownSeriesError(missing, `${field}: unknown time series in the expression`);
@@ -53,9 +57,15 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
   const contexts = await contextsOf(deps.store.columnar, access.tenant, read.map((t) => t.seriesId), deps.store.contexts);
   const tombstones = bindTombstones(contexts.values());
   const params: Record<string, QueryParams[string]> = { tenant: access.tenant, end: request.end, ...tombstones.params };
-  const inputs: StatementInput[] = read.map((target, k) => {
-    params[`s${k}`] = target.seriesId;
+  const inputs: StatementInput[] = await Promise.all(read.map(async (target, k) => {
+    const ref = parsed.inputs[k] as InputRef;
     const family = familyOf(target.valueType);
+    if (ref.aggregate !== undefined) {
+      const aggregate = await aggregateColumns(deps.store, access.tenant, target, ref, request.start, request.end, field);
+      params[`agg_${k}`] = aggregate.source;
+      return { shape: FAMILY_SHAPES[family], step: aggregate.step, text: false, queued: false, columns: `agg_${k}` };
+    }
+    params[`s${k}`] = target.seriesId;
     let queued = false;
     for (const part of QUEUED_PARTS) {
       const bound = bindQueued(access.tenant, family, [target], queuedParamOf(k, part));
@@ -63,7 +73,7 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
       Object.assign(params, bound.params);
     }
     return { shape: FAMILY_SHAPES[family], step: target.isStep === true, text: family === 'text', queued };
-  });
+  }));
   let sql: string;
   try {
     sql = `${syntheticSql(parsed.expression, inputs, tombstones.form)}\nSETTINGS max_execution_time = ${EVALUATION_SECONDS_MAX}, join_use_nulls = 1`;

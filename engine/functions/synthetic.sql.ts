@@ -21,6 +21,8 @@ export interface StatementInput {
   text: boolean;
   /** Whether its queued points are bound, as {queued_<k>_<part>:ColumnSource} (queuedParamOf). */
   queued: boolean;
+  /** An aggregate input: its buckets bound under this name as `ts` and `v` columns (aggregate-inputs.ts), read instead of raw rows. */
+  columns?: string;
 }
 
 /** Why an expression cannot be compiled over its inputs, and where. */
@@ -42,6 +44,11 @@ export function queuedParamOf(k: number, part: QueuedPart): string {
 }
 
 function inputRows(input: StatementInput, k: number, form: TombstoneForm): string {
+  if (input.columns !== undefined) {
+    // A few buckets per page at most, all bound: every one is read, none is cut off.
+    return `(SELECT toUInt16(${k}) AS k, toInt64(ts) AS ts, toNullable(v) AS v, CAST(NULL AS Nullable(String)) AS s,
+      toUInt8(multiIf(ts < {start:Int64}, 0, ts < {end:Int64}, 1, 2)) AS w FROM arrowstream({${input.columns}:ColumnSource}))`;
+  }
   const { shape } = input;
   const value = input.text ? 'CAST(NULL AS Nullable(Float64)) AS v, toNullable(value) AS s' : `toNullable(${shape.asFloat('value')}) AS v, CAST(NULL AS Nullable(String)) AS s`;
   const rowFilter = shape.aggregateRowFilter;
