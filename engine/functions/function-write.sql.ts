@@ -6,9 +6,6 @@ import { FUNCTION_COLUMNS } from './function-read.sql.ts';
 export const TAKEN_FUNCTION_EXTERNAL_IDS = `
 SELECT external_id FROM functions WHERE tenant = $1 AND external_id = ANY($2::text[]) AND NOT (id = ANY($3::bigint[]))`;
 
-/** Data sets among ids $2 ($1 tenant). */
-export const EXISTING_DATA_SETS = `SELECT id FROM nodes WHERE tenant = $1 AND kind = 'dataset' AND id = ANY($2::bigint[])`;
-
 /**
  * One row per item, from parallel arrays: $1 tenant, $2 externalIds, $3 names, $4 descriptions,
  * $5 dataSetIds, $6 metadata (JSON), $7 expressions, $8 target externalIds, $9 target series

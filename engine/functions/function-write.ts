@@ -13,7 +13,8 @@ import { lookupFunctions, missingFunctionsError } from './function-read.ts';
 import type { FunctionCreate, FunctionRow, FunctionUpdateItem } from './function-records.ts';
 import { assertExpressionsValid, type ExpressionRef } from './function-syntax.ts';
 import { assertTargetsFree, resolveTargets, targetsTakenError, type HeldTarget, type TargetRef } from './function-target.ts';
-import { DELETE_FUNCTIONS, EXISTING_DATA_SETS, INSERT_FUNCTIONS, TAKEN_FUNCTION_EXTERNAL_IDS, UPDATE_FUNCTIONS } from './function-write.sql.ts';
+import { DELETE_FUNCTIONS, INSERT_FUNCTIONS, TAKEN_FUNCTION_EXTERNAL_IDS, UPDATE_FUNCTIONS } from './function-write.sql.ts';
+import { assertDataSetsExist } from '../meta/datasets.ts';
 
 const UNIQUE_VIOLATION = '23505';
 /** The unique key on targets (migration 015); the other unique key is the externalId. */
@@ -36,18 +37,6 @@ async function duplicatedFunctionExternalIds(db: Queryable, tenant: string, exte
 
 function duplicateExternalIdsError(externalIds: readonly string[]): DuplicateError {
   return new DuplicateError(externalIds.map((externalId) => ({ externalId })));
-}
-
-/** As time series: `dataSetId` must name a data set of the tenant (400 naming the item). */
-async function assertDataSetsExist(db: Queryable, tenant: string, refs: readonly { index: number; field: string; dataSetId: number }[]): Promise<void> {
-  if (refs.length === 0) return;
-  const { rows } = await db.query<{ id: number }>(EXISTING_DATA_SETS, [tenant, [...new Set(refs.map((r) => r.dataSetId))]]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = refs.filter((r) => !known.has(r.dataSetId));
-  if (missing.length > 0) {
-    throw new BadRequestError(`Unknown dataSetId ${[...new Set(missing.map((m) => m.dataSetId))].join(', ')}`,
-      missing.map((m) => ({ field: m.field, index: m.index, message: 'no data set with this id', value: m.dataSetId })));
-  }
 }
 
 /** The batch's rows in request order (the insert returns them in any order). */

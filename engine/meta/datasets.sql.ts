@@ -73,3 +73,6 @@ WITH RECURSIVE tree(id) AS (
     JOIN edges e ON e.tenant = $1 AND e.end_id = t.id
     JOIN relationship_types rt ON rt.tenant = $1 AND rt.id = e.type_id AND rt.name = '${BELONGS_TO}')
 SELECT id FROM tree WHERE id = $3`;
+
+/** Which of the ids ($2) are data sets of the tenant ($1). */
+export const EXISTING_DATA_SETS = `SELECT id FROM nodes WHERE tenant = $1 AND kind = 'dataset' AND id = ANY($2::bigint[])`;

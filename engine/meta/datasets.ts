@@ -12,6 +12,7 @@ import { applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProble
 import { lookupNodes, identifierOf } from './node-lookup.ts';
 import {
   COUNT_DATA_SETS, DATA_SET_BELOW, DATA_SETS_BY_IDS, DELETE_PARENT_EDGE, INSERT_DATA_SET, INSERT_PARENT_EDGE, LIST_DATA_SETS, TAKEN_EXTERNAL_IDS, UPDATE_DATA_SET,
+  EXISTING_DATA_SETS,
 } from './datasets.sql.ts';
 
 /** A list page resumes after the last data set id. */
@@ -200,4 +201,19 @@ export async function updateDataSets(store: RelationalStore, access: Access, ite
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => toDataSet(byId.get(id) as DataSetRow));
   });
+}
+
+/**
+ * SPEC: a record's `dataSetId` must name a data set of the tenant; a 400 naming each item's
+ * `field` otherwise (time series and functions, on create and update).
+ */
+export async function assertDataSetsExist(db: Queryable, tenant: string, refs: readonly { index: number; field: string; dataSetId: number }[]): Promise<void> {
+  if (refs.length === 0) return;
+  const { rows } = await db.query<{ id: number }>(EXISTING_DATA_SETS, [tenant, [...new Set(refs.map((r) => r.dataSetId))]]);
+  const known = new Set(rows.map((r) => r.id));
+  const missing = refs.filter((r) => !known.has(r.dataSetId));
+  if (missing.length > 0) {
+    throw new BadRequestError(`Unknown dataSetId ${[...new Set(missing.map((m) => m.dataSetId))].join(', ')}`,
+      missing.map((m) => ({ field: m.field, index: m.index, message: 'no data set with this id', value: m.dataSetId })));
+  }
 }

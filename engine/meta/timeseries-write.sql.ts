@@ -1,7 +1,6 @@
 import { NODE_COLUMNS } from './timeseries-rows.sql.ts';
 
 /** Data sets among ids $2 ($1 tenant). */
-export const EXISTING_DATA_SETS = `SELECT id FROM nodes WHERE tenant = $1 AND kind = 'dataset' AND id = ANY($2::bigint[])`;
 
 /**
  * One row per item, from parallel arrays: $1 tenant, $2 externalIds, $3 names, $4 descriptions,

@@ -17,8 +17,9 @@ import { identifierOf, lookupNodes } from './node-lookup.ts';
 import type { NodeRow } from './timeseries-rows.ts';
 import { checkUnitFields } from './timeseries-units.ts';
 import { applyListVerb, applyMapVerb, applyScalarVerb, capProblemsAfterUpdate, updateVerbProblems, type UpdateRules } from '../records/update-verbs.ts';
+import { assertDataSetsExist } from './datasets.ts';
 import {
-  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, EXISTING_DATA_SETS, INSERT_TIMESERIES, SUBSCRIPTIONS_BINDING, UPDATE_TIMESERIES,
+  DELETE_EDGES_ENDING_AT, DELETE_TIMESERIES, EDGES_STARTING_AT, INSERT_TIMESERIES, SUBSCRIPTIONS_BINDING, UPDATE_TIMESERIES,
 } from './timeseries-write.sql.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -37,19 +38,6 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === UNIQUE_VIOLATION;
 }
 
-/** SPEC: `dataSetId` must reference an existing data set (400 naming the item). */
-async function assertDataSetsExist(db: Queryable, tenant: string, refs: { index: number; dataSetId: number }[], field = 'dataSetId'): Promise<void> {
-  if (refs.length === 0) return;
-  const { rows } = await db.query<{ id: number }>(EXISTING_DATA_SETS, [tenant, [...new Set(refs.map((r) => r.dataSetId))]]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = refs.filter((r) => !known.has(r.dataSetId));
-  if (missing.length > 0) {
-    throw new BadRequestError(`Unknown dataSetId ${[...new Set(missing.map((m) => m.dataSetId))].join(', ')}`, missing.map((m) => ({
-      field: `items.${m.index}.${field}`, index: m.index, message: 'no data set with this id', value: m.dataSetId,
-    })));
-  }
-}
-
 /** Naming policies checked in the write's transaction (engine/policies/policy-evaluation.ts). */
 type Policies = Pick<PolicyEvaluator, 'evaluate'>;
 
@@ -66,7 +54,7 @@ export async function createTimeSeries(store: RelationalStore, access: Access, i
     return await store.transaction(async (tx) => {
       const duplicated = await duplicatedExternalIds(tx, tenant, items.map((i) => i.externalId));
       if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
-      await assertDataSetsExist(tx, tenant, items.flatMap((item, index) => (item.dataSetId !== undefined ? [{ index, dataSetId: item.dataSetId }] : [])));
+      await assertDataSetsExist(tx, tenant, items.flatMap((item, index) => (item.dataSetId !== undefined ? [{ index, field: `items.${index}.dataSetId`, dataSetId: item.dataSetId }] : [])));
       const { rows } = await tx.query<NodeRow>(INSERT_TIMESERIES, [
           tenant,
           items.map((i) => i.externalId),
@@ -145,8 +133,8 @@ export async function updateTimeSeries(store: RelationalStore, access: Access, i
       const renamed = rows.filter((_, i) => items[i]?.update.externalId?.set !== undefined).map((r) => r.id);
       const duplicated = newExternalIds.length ? await duplicatedExternalIds(tx, tenant, newExternalIds, renamed) : [];
       if (duplicated.length > 0) throw new DuplicateError(duplicated.map((externalId) => ({ externalId })));
-      const newDataSets = items.flatMap((item, index) => (item.update.dataSetId?.set !== undefined ? [{ index, dataSetId: item.update.dataSetId.set }] : []));
-      await assertDataSetsExist(tx, tenant, newDataSets, 'update.dataSetId');
+      const newDataSets = items.flatMap((item, index) => (item.update.dataSetId?.set !== undefined ? [{ index, field: `items.${index}.update.dataSetId`, dataSetId: item.update.dataSetId.set }] : []));
+      await assertDataSetsExist(tx, tenant, newDataSets);
       assertCanWrite(access, [...rows.map((r) => r.data_set_id), ...newDataSets.map((d) => d.dataSetId)], 'time series update');
       const updated: NodeRow[] = [];
       const capProblems: FieldProblem[] = [];
