@@ -5,15 +5,8 @@
 import { CDF_AGGREGATES } from '../datapoints/read/cdf-pieces.ts';
 import { parseGranularity } from '../datapoints/read/aggregate-grid.ts';
 import { FUNCTION_INPUTS_MAX } from '../limits.ts';
-import type { Expr, InputRef, Raw } from './expression.ts';
+import { CALLS, type CallName, type Expr, type InputRef, type Raw } from './expression-tree.ts';
 
-/** Functions of one or more numbers, by how many arguments each takes. */
-export const CALLS = {
-  sin: [1, 1], cos: [1, 1], tan: [1, 1], sqrt: [1, 1], exp: [1, 1], ln: [1, 1], log2: [1, 1], log10: [1, 1],
-  abs: [1, 1], floor: [1, 1], ceil: [1, 1], round: [1, 2], pow: [2, 2], pi: [0, 0],
-  max: [1, FUNCTION_INPUTS_MAX], min: [1, FUNCTION_INPUTS_MAX], avg: [1, FUNCTION_INPUTS_MAX], sum: [1, FUNCTION_INPUTS_MAX],
-} as const satisfies Record<string, readonly [number, number]>;
-export type CallName = keyof typeof CALLS;
 
 export class ExpressionError extends Error {
   constructor(readonly position: number, message: string) {

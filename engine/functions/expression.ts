@@ -15,34 +15,10 @@
 //   argument   := sum | "[" ((string | number) ("," (string | number))*)? "]"
 import { EmbeddedActionsParser, Lexer, createToken, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
 import { FUNCTION_EXPRESSION_CHARS_MAX } from '../limits.ts';
-import { ExpressionError, checkTree, type CallName } from './expression-checks.ts';
+import { ExpressionError, checkTree } from './expression-checks.ts';
+import type { BinaryOp, Expr, InputRef, Raw } from './expression-tree.ts';
 
-export { CALLS, type CallName } from './expression-checks.ts';
-
-/** A time series an expression reads: by id or externalId, raw or as one CDF aggregate. */
-export interface InputRef {
-  externalId?: string;
-  id?: number;
-  /** A CDF aggregate name (`average`, `interpolation`, ...); with `granularity`, or neither. */
-  aggregate?: string;
-  granularity?: string;
-  /** Where the aggregate's buckets start, epoch milliseconds. @default 0 */
-  alignment?: number;
-}
-
-export type Expr =
-  | { kind: 'number'; at: number; value: number }
-  /** `input` indexes the expression's `inputs`: one entry per distinct reference. */
-  | { kind: 'input'; at: number; input: number }
-  | { kind: 'negate'; at: number; arg: Expr }
-  | { kind: 'binary'; at: number; op: BinaryOp; left: Expr; right: Expr }
-  | { kind: 'call'; at: number; name: CallName; args: Expr[] }
-  | { kind: 'on_error'; at: number; expr: Expr; fallback: Expr }
-  /** map(expr, [from...], [to...], default): an input's value (text or number) looked up in `from`. */
-  | { kind: 'map'; at: number; expr: Expr; from: (string | number)[]; to: number[]; fallback: Expr };
-
-export type BinaryOp = '+' | '-' | '*' | '/' | '^';
-
+export { CALLS, type BinaryOp, type CallName, type Expr, type InputRef } from './expression-tree.ts';
 
 export type ParsedExpression =
   | { ok: true; expression: Expr; inputs: InputRef[] }
@@ -77,15 +53,6 @@ const TOKENS: TokenType[] = [
 const LEXER = new Lexer(TOKENS, { positionTracking: 'onlyOffset', ensureOptimizations: false });
 
 // ---- the parser: builds a raw tree; names and keys are checked after ----
-
-/** A call or input as written, before its name and arguments are checked. */
-export type Raw =
-  | { kind: 'number'; at: number; value: number }
-  | { kind: 'input'; at: number; pairs: { key: string; keyAt: number; value: string | number; valueAt: number }[] }
-  | { kind: 'negate'; at: number; arg: Raw }
-  | { kind: 'binary'; at: number; op: BinaryOp; left: Raw; right: Raw }
-  | { kind: 'call'; at: number; name: string; args: Raw[] }
-  | { kind: 'list'; at: number; items: { value: string | number; at: number }[] };
 
 const found = (token: IToken): string => (token.tokenType.name === 'EOF' ? 'the end of the expression' : `'${token.image}'`);
 
