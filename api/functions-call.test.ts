@@ -8,6 +8,7 @@
 // independent evaluator) is the reference for the call's points. Every 2xx is checked
 // against its response schema.
 import t from 'tap';
+import { RecordBatchReader } from 'apache-arrow';
 import { assertErrorBody } from './testing/error-body.ts';
 import { schemaCheckedRequest } from './testing/response-schema.ts';
 import { startTestServer } from './testing/test-server.ts';
@@ -66,6 +67,37 @@ t.test('a call answers the synthetic query\'s points, paged by nextCursor withou
   const both = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'efficiency', start, end, limit: 5 }, { externalId: 'efficiency', start: end - 20_000, end, limit: 5 }] } });
   await ok(both);
   t.strictSame(both.body.items.map((i: { datapoints: unknown[] }) => i.datapoints.length), [5, 5], 'the same function twice, each with its window');
+});
+
+t.test('with Accept: the Arrow stream type, the same points as one record batch per function', async (t) => {
+  const { token } = tenant();
+  await setUp(token);
+  await ok(await call(t, 'POST', '/functions/create', { token, body: { items: [
+    { externalId: 'ratio', name: 'ratio', expression: "ts{externalId='power'} / ts{externalId='flow'}" },
+    { externalId: 'double', name: 'double', expression: "2 * ts{externalId='flow'}" },
+  ] } }), 201);
+  const body = { items: [{ externalId: 'ratio', start: T0, end: T0 + 100_000, limit: 40 }, { externalId: 'double', start: T0 + 5000, end: T0 + 9000 }] };
+  const json = await call(t, 'POST', '/functions/call', { token, body });
+  await ok(json);
+  const res = await fetch(`${srv.url}/functions/call`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/vnd.apache.arrow.stream' } });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'application/vnd.apache.arrow.stream');
+  const reader = RecordBatchReader.from(new Uint8Array(await res.arrayBuffer()));
+  const batches = [...reader];
+  t.equal(batches.length, 2, 'a batch per function');
+  batches.forEach((batch, k) => {
+    const want = json.body.items[k] as { id: number; externalId: string; datapoints: { timestamp: number; value?: number; error?: string }[]; nextCursor?: string };
+    t.equal(batch.metadata.get('externalId'), want.externalId);
+    t.equal(batch.metadata.get('id'), String(want.id));
+    t.equal(batch.metadata.get('nextCursor'), want.nextCursor, 'the JSON answer\'s cursor');
+    const rows = Array.from({ length: batch.numRows }, (_, i) => {
+      const error = batch.getChild('error')?.get(i) as string | null;
+      const timestamp = Number(batch.getChild('timestamp')?.get(i));
+      return error === null ? { timestamp, value: batch.getChild('value')?.get(i) as number } : { timestamp, error };
+    });
+    t.strictSame(rows, want.datapoints, `${want.externalId}: the JSON answer's points`);
+  });
+  t.ok(json.body.items[0].datapoints.some((p: object) => 'error' in p), 'error points included');
 });
 
 t.test('misses, grants, tenants and caps', async (t) => {

@@ -12,6 +12,8 @@ import type { FunctionEngine } from '../engine/functions/function-engine.ts';
 import {
   CAPS, Description, EpochMs, ExternalId, Id, IdentifierSchema, Items, ItemsResponse, Metadata, MetadataUpdate, PagedResponse, SetOrNull,
 } from '../schemas/common.ts';
+import { prefersOverJson } from './accept.ts';
+import { ARROW_STREAM_MEDIA_TYPE as ARROW_STREAM } from './arrow-media.ts';
 import { jsonRoute, noContent, ok, queryRoute, type Route } from './route.ts';
 
 const TAG = 'Functions';
@@ -130,11 +132,18 @@ export function functionRoutes(functions: FunctionEngine): Route[] {
       description: 'Each item\'s function evaluated as the caller, who must read every series its expression names (an unreadable one is unknown: a 404 listing it). The points of [start, end) ascending, `{ timestamp, value }` or `{ timestamp, error }` where the expression has no finite value; `nextCursor` while more follow (send it back as `cursor`). Unknown or unreadable functions are a 404 listing `missing` unless `ignoreUnknownIds`.',
       body: FunctionCallRequest,
       responses: {
-        200: { description: 'one item per function called, in request order', schema: FunctionCallResponse },
+        200: { description: 'one item per function called, in request order; with Accept application/vnd.apache.arrow.stream an Arrow IPC stream (docs/api.md "Functions")', schema: FunctionCallResponse },
         400: { description: 'invalid window, limit or cursor; an expression that cannot be evaluated; granularity or aggregates' },
         404: { description: 'unknown or unreadable functions or input series, listed in `missing`' },
       },
-      handle: async ({ access, body }) => ok({ items: await functions.call(access, body.items.map((item, i) => ({ ...item, start: parseInstant(item.start, `items.${i}.start`), end: parseInstant(item.end, `items.${i}.end`) })), body.ignoreUnknownIds ?? false) }),
+      requestHeaders: ['accept'],
+      async handle({ access, body, headers }) {
+        const items = body.items.map((item, i) => ({ ...item, start: parseInstant(item.start, `items.${i}.start`), end: parseInstant(item.end, `items.${i}.end`) }));
+        const ignoreUnknownIds = body.ignoreUnknownIds ?? false;
+        return prefersOverJson(headers['accept'], ARROW_STREAM)
+          ? { status: 200, body: await functions.callArrow(access, items, ignoreUnknownIds), contentType: ARROW_STREAM }
+          : ok({ items: await functions.call(access, items, ignoreUnknownIds) });
+      },
     }),
     jsonRoute({
       method: 'post', path: '/functions/create', operationId: 'createFunctions', tag: TAG,

@@ -5,6 +5,7 @@ import type { Identifier } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { RelationalStore } from '../stores/relational.ts';
+import { functionCallArrow } from './function-call-arrow.ts';
 import { callFunctions, type Evaluate, type FunctionCallItem, type FunctionCallResult } from './function-call.ts';
 import { functionsByIds, listFunctions } from './function-read.ts';
 import { toFunctionRecord, type FunctionCreate, type FunctionPage, type FunctionRecord, type FunctionUpdateItem } from './function-records.ts';
@@ -25,6 +26,8 @@ export interface FunctionEngine {
   delete(access: Access, identifiers: Identifier[], ignoreUnknownIds: boolean): Promise<void>;
   /** Each item's function evaluated over its window, a page with a cursor (function-call.ts). */
   call(access: Access, items: FunctionCallItem[], ignoreUnknownIds: boolean): Promise<FunctionCallResult[]>;
+  /** call's answer as an Arrow IPC stream (function-call-arrow.ts), its chunks. */
+  callArrow(access: Access, items: FunctionCallItem[], ignoreUnknownIds: boolean): Promise<Uint8Array[]>;
 }
 
 export interface FunctionEngineDeps {
@@ -48,5 +51,6 @@ export function bindFunctionEngine({ relational, quotas, evaluate }: FunctionEng
     update: async (access, items) => (await updateFunctions(relational, access, items)).map(toFunctionRecord),
     delete: (access, identifiers, ignoreUnknownIds) => deleteFunctions(relational, access, identifiers, ignoreUnknownIds),
     call: (access, items, ignoreUnknownIds) => callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()),
+    callArrow: async (access, items, ignoreUnknownIds) => [functionCallArrow(await callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()))],
   };
 }
