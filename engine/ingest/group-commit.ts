@@ -19,66 +19,11 @@ import { CommitListeners, committedCopy } from './commit-listeners.ts';
 import { ReadBarriers } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
-import type { IngestWal } from './ingest-wal.ts';
 import type { QueuedRun } from '../datapoints/types.ts';
-import type { SlabPool } from '../memory/slab-pool.ts';
+import type { GroupCommitLogOptions, GroupCommitStats } from './group-commit-options.ts';
+import type { IngestWal } from './ingest-wal.ts';
 
-/** What the log writes into; resolves once every batch is durable. */
-export interface GroupCommitSink {
-  /** With a write-ahead log the batches come packed (packed-batch.ts), without one as appended. */
-  insertMany(batches: readonly (IngestBatch | PackedBatch)[]): Promise<void>;
-}
-
-export interface GroupCommitLogOptions {
-  store: GroupCommitSink;
-  /** Source of write versions (WriteVersionClock.next of the store the deletes use too). */
-  nextWriteVersion: () => bigint;
-  /** Points accepted and not yet durable, at most; an append past it is refused. @default 8_000_000 */
-  queuePointsMax?: number;
-  /** Points per insert, at most (one larger append goes alone). @default 2_000_000 */
-  commitPointsMax?: number;
-  /** Least time between the starts of two inserts, so light load also makes few parts. @default 10 */
-  commitIntervalMinMs?: number;
-  /**
-   * Longest a commit waits, from its first queued append, for appends announced with
-   * expectAppend (requests being parsed) to arrive and join it. 0: never wait. @default 150
-   */
-  expectedWaitMaxMs?: number;
-  /**
-   * With `wal`: the same wait, while no read waits on readBarrier. Appends are acknowledged
-   * from the log then, so a longer wait delays only the freshness of reads nobody is making,
-   * and each insert carries more: fewer parts for the engine to merge and its fixed cost
-   * (~10-25 ms of engine CPU) paid less often. A read that needs the queued appends ends
-   * the wait at once. @default 500
-   */
-  loggedWaitMaxMs?: number;
-  /**
-   * Inserts running at once. A second insert overlaps the first's fsync and uses the other
-   * core, so a request parsed while an insert runs need not wait for it. @default 2
-   */
-  concurrentCommitsMax?: number;
-  /** Retry-After of a refused append, seconds. @default 1 */
-  retryAfterSeconds?: number;
-  /**
-   * Acknowledge appends once they are in this write-ahead log, and insert in the background
-   * (readBarrier makes reads wait for them). Without it an append is acknowledged after its insert.
-   */
-  wal?: IngestWal;
-  /** Memory for the log's copies of acknowledged batches (with `wal`). */
-  slabs?: SlabPool;
-  /** Longest readBarrier waits, ms. @default 30_000 */
-  readBarrierTimeoutMs?: number;
-  logger?: Logger;
-}
-
-export interface GroupCommitStats {
-  appendsAccepted: number;
-  appendsRefused: number;
-  commits: number;
-  pointsCommitted: number;
-  commitFailures: number;
-  queuedPoints: number;
-}
+export type { GroupCommitLogOptions, GroupCommitSink, GroupCommitStats } from './group-commit-options.ts';
 
 interface PendingAppend {
   /** Packed when acknowledged from the write-ahead log: held until inserted, it costs the heap one object. */
@@ -118,10 +63,6 @@ export class GroupCommitLog implements IngestLog {
   private readonly barriers = new ReadBarriers();
   /** With a WAL: the next append's queue index. */
   private nextIndex = 0;
-  /** With a WAL: the lowest queue index of each running insert's appends. */
-  private readonly insertingFromIndex = new Set<number>();
-  /** With a WAL: appends inserted while an insert taken before theirs still runs (see inserted). */
-  private insertedAhead: PendingAppend[] = [];
   private failuresInARow = 0;
   private readonly log: Logger;
   private readonly committed: CommitListeners;
@@ -243,9 +184,7 @@ export class GroupCommitLog implements IngestLog {
 
   /** Every append below this queue index is inserted (or it is nextIndex: all are). */
   private lowestUninsertedIndex(): number {
-    let lowest = this.queue[0]?.index ?? this.nextIndex;
-    for (const index of this.insertingFromIndex) if (index < lowest) lowest = index;
-    return lowest;
+    return this.barriers.lowestUninserted(this.queue[0]?.index, this.nextIndex);
   }
 
   /**
@@ -267,20 +206,8 @@ export class GroupCommitLog implements IngestLog {
       if (pending.sequence !== undefined) this.options.wal?.applied(pending.sequence);
     }
     if (!this.options.wal) return; // acknowledged at the insert: no read waits for these
-    // An append is forgotten once every append before it is in too: an insert that ends
-    // before one taken earlier (two run at once) leaves its appends to be forgotten with that
-    // one's, or a read of a series in both would pass while the earlier insert still runs.
-    const lowest = this.lowestUninsertedIndex();
-    const ahead: PendingAppend[] = [];
-    for (const list of [this.insertedAhead, taken]) {
-      for (const pending of list) {
-        if (pending.index === undefined) continue;
-        if (pending.index < lowest) this.barriers.inserted(pending.batch, pending.index);
-        else ahead.push(pending);
-      }
-    }
-    this.insertedAhead = ahead;
-    this.barriers.settle(lowest);
+    const appends = taken.flatMap((pending) => (pending.index === undefined ? [] : [{ batch: pending.batch, index: pending.index }]));
+    this.barriers.insertDone(appends, this.lowestUninsertedIndex());
   }
 
   /**
@@ -371,7 +298,7 @@ export class GroupCommitLog implements IngestLog {
    * (two failed inserts put back in turn would not be), so its head stays the lowest index.
    */
   private commitLoopRequeued(fromIndex: number): void {
-    this.insertingFromIndex.delete(fromIndex);
+    this.barriers.insertEnded(fromIndex);
     const sorted = this.queue.every((pending, i) => i === 0 || (pending.index ?? 0) > (this.queue[i - 1]?.index ?? 0));
     if (!sorted) this.queue.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
   }
@@ -388,7 +315,7 @@ export class GroupCommitLog implements IngestLog {
       const points = taken.reduce((sum, p) => sum + p.pointCount, 0);
       // Taken from the front of a queue in index order: the first holds the insert's lowest index.
       const fromIndex = taken[0]?.index;
-      if (fromIndex !== undefined) this.insertingFromIndex.add(fromIndex);
+      if (fromIndex !== undefined) this.barriers.insertStarted(fromIndex);
       this.loopsInsertingCount++;
       let retry = false;
       try {
@@ -400,7 +327,7 @@ export class GroupCommitLog implements IngestLog {
         // Without a write-ahead log the insert is the acknowledgement: listeners hear now, while
         // the requests' memory is still theirs (their answers run after this turn).
         if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch as IngestBatch)));
-        if (fromIndex !== undefined) this.insertingFromIndex.delete(fromIndex);
+        if (fromIndex !== undefined) this.barriers.insertEnded(fromIndex);
         this.inserted(taken);
       } catch (cause) {
         this.counters.commitFailures++;

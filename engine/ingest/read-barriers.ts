@@ -34,11 +34,21 @@ interface WaitingRead {
   resolve: () => void;
 }
 
+/** An inserted append: its batch and queue index. */
+export interface InsertedAppend {
+  batch: IngestBatch | PackedBatch;
+  index: number;
+}
+
 export class ReadBarriers {
   private readonly uninsertedByTenant = new Map<string, UninsertedAppends>();
   private readonly reads = new Set<WaitingRead>();
   /** Appends whose memory the log holds (queued or being inserted), by queue index. */
   private readonly held = new Map<number, PackedBatch>();
+  /** The lowest queue index of each running insert's appends. */
+  private readonly insertingFrom = new Set<number>();
+  /** Appends inserted while an insert taken before theirs still runs (see insertDone). */
+  private insertedAhead: InsertedAppend[] = [];
 
   /** Reads waiting now (a commit waiting to grow takes what is queued while any wait). */
   get waitingCount(): number {
@@ -138,8 +148,44 @@ export class ReadBarriers {
     });
   }
 
+  /** An insert of the appends from queue index `fromIndex` on (the lowest it carries) begins. */
+  insertStarted(fromIndex: number): void {
+    this.insertingFrom.add(fromIndex);
+  }
+
+  /** That insert ended, done or given back to the queue (whose head then holds its index). */
+  insertEnded(fromIndex: number): void {
+    this.insertingFrom.delete(fromIndex);
+  }
+
+  /** Every append below this queue index is inserted: the queue's head, or a running insert's lowest, or `nextIndex` when neither. */
+  lowestUninserted(queueHeadIndex: number | undefined, nextIndex: number): number {
+    let lowest = queueHeadIndex ?? nextIndex;
+    for (const index of this.insertingFrom) if (index < lowest) lowest = index;
+    return lowest;
+  }
+
+  /**
+   * An insert's appends are in (after insertEnded); `lowest` is lowestUninserted now. An
+   * append is forgotten once every append before it is in too: an insert that ends before one
+   * taken earlier (two run at once) leaves its appends to be forgotten with that one's, or a
+   * read of a series in both would pass while the earlier insert still runs. Then the reads
+   * whose appends are all in resolve.
+   */
+  insertDone(appends: readonly InsertedAppend[], lowest: number): void {
+    const ahead: InsertedAppend[] = [];
+    for (const list of [this.insertedAhead, appends]) {
+      for (const append of list) {
+        if (append.index < lowest) this.inserted(append.batch, append.index);
+        else ahead.push(append);
+      }
+    }
+    this.insertedAhead = ahead;
+    this.settle(lowest);
+  }
+
   /** An inserted append stops holding reads of its series. */
-  inserted(batch: IngestBatch | PackedBatch, index: number): void {
+  private inserted(batch: IngestBatch | PackedBatch, index: number): void {
     const uninserted = this.uninsertedByTenant.get(batch.tenant);
     if (!uninserted) return;
     if (batch instanceof PackedBatch) {
@@ -151,7 +197,7 @@ export class ReadBarriers {
   }
 
   /** Resolves the reads whose appends are all in: every append below `lowestUninsertedIndex` is. */
-  settle(lowestUninsertedIndex: number): void {
+  private settle(lowestUninsertedIndex: number): void {
     for (const read of this.reads) {
       if (read.throughIndex >= lowestUninsertedIndex) continue;
       this.reads.delete(read);
