@@ -29,8 +29,9 @@ import {
   decodeJsonString, type ScannedBody, type ScannedItem, VALUE_KIND_FLOAT64, VALUE_KIND_INT64, VALUE_KIND_NUMBER, VALUE_KIND_STRING, VALUE_KIND_STRING_ENCODED,
   VALUE_KIND_STRING_UTF8,
 } from './datapoint-body.ts';
-import { asciiText, type NumberTextFailure, parseBigintText, parseDecimalText, parseNumericText } from './number-text.ts';
-import { gatherBigInt64, gatherFloat64, gatherStrings, gatherUint8, sortedPointOrder } from './point-order.ts';
+import { asciiBytes, asciiText, numericStringValue, type NumberTextFailure, parseBigintText, parseDecimalText } from './number-text.ts';
+import { orderSeriesPoints } from './point-order.ts';
+import { codePointCount } from './storable-text.ts';
 
 export type PointValueErrorReason = NumberTextFailure | 'value-too-long' | 'points-cap';
 
@@ -123,38 +124,9 @@ const REASON_WORDS: Record<PointValueErrorReason, string> = {
   'points-cap': 'has too many points for',
 };
 
-/** The text of a decoded string's numeric form, when it has one (ASCII only). */
-function numericStringValue(text: string): number {
-  const bytes = asciiBytes(text);
-  return bytes === null ? NaN : parseNumericText(bytes, 0, bytes.length);
-}
-
-function asciiBytes(text: string): Uint8Array | null {
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7f) return null;
-    bytes[i] = c;
-  }
-  return bytes;
-}
-
 /** Kinds whose bytes in the body are not the text as it is: decode them first. */
 function needsDecode(kind: number | undefined): boolean {
   return kind === VALUE_KIND_STRING_ENCODED || kind === VALUE_KIND_STRING_UTF8;
-}
-
-function codePointCount(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
 }
 
 class PointEncoder {
@@ -407,17 +379,4 @@ interface PointsAt {
   count: number;
   itemIndex: number;
   valueType: ValueType;
-}
-
-/** Sorts by timestamp and drops replaced points (last wins), keeping the columns aligned. */
-function orderSeriesPoints(series: SeriesPoints): SeriesPoints {
-  const order = sortedPointOrder(series.timestampMs);
-  if (order === null) return series;
-  series.timestampMs = gatherFloat64(series.timestampMs, order);
-  if (series.float) series.float = gatherFloat64(series.float, order);
-  if (series.bigint) series.bigint = gatherBigInt64(series.bigint, order);
-  if (series.scaled) series.scaled = gatherBigInt64(series.scaled, order);
-  if (series.text) series.text = gatherStrings(series.text, order);
-  if (series.isText) series.isText = gatherUint8(series.isText, order);
-  return series;
 }

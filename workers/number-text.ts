@@ -263,3 +263,20 @@ function parseDecimalTextScaled(digits: string, shift: number, precision: number
   if (quotient >= 10n ** BigInt(precision)) return 'value-out-of-range';
   return quotient;
 }
+
+/** The text of a decoded string's numeric form, when it has one (ASCII only). */
+export function numericStringValue(text: string): number {
+  const bytes = asciiBytes(text);
+  return bytes === null ? NaN : parseNumericText(bytes, 0, bytes.length);
+}
+
+/** A string's bytes when it is ASCII only (the numeric grammar is), else null. */
+export function asciiBytes(text: string): Uint8Array | null {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) return null;
+    bytes[i] = c;
+  }
+  return bytes;
+}

@@ -1,7 +1,9 @@
 // Ordering of one item's points for SeriesPoints (engine/datapoints/types.ts): ascending by
 // timestamp, one point per timestamp, the later point of the request winning (SPEC "Data
 // point": inserting at an existing timestamp replaces the old value). Pure kernels over
-// typed arrays; which columns exist is datapoint-encode.ts's concern.
+// typed arrays, and their use on a series' columns (orderSeriesPoints).
+
+import type { SeriesPoints } from '../engine/datapoints/types.ts';
 
 /**
  * The source indices to keep, in output order, or null when the timestamps are already
@@ -52,4 +54,17 @@ export function gatherStrings(source: string[], order: Uint32Array): string[] {
   const out = new Array<string>(order.length);
   for (let i = 0; i < order.length; i++) out[i] = source[order[i]!]!;
   return out;
+}
+
+/** Sorts by timestamp and drops replaced points (last wins), keeping the columns aligned. */
+export function orderSeriesPoints(series: SeriesPoints): SeriesPoints {
+  const order = sortedPointOrder(series.timestampMs);
+  if (order === null) return series;
+  series.timestampMs = gatherFloat64(series.timestampMs, order);
+  if (series.float) series.float = gatherFloat64(series.float, order);
+  if (series.bigint) series.bigint = gatherBigInt64(series.bigint, order);
+  if (series.scaled) series.scaled = gatherBigInt64(series.scaled, order);
+  if (series.text) series.text = gatherStrings(series.text, order);
+  if (series.isText) series.isText = gatherUint8(series.isText, order);
+  return series;
 }

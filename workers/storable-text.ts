@@ -15,3 +15,17 @@ export function hasLoneSurrogate(text: string): boolean {
 export function isStorableText(text: string): boolean {
   return !text.includes('\u0000') && text.isWellFormed();
 }
+
+/** Characters as SPEC counts a value's length: Unicode code points (a surrogate pair is one). */
+export function codePointCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
