@@ -66,13 +66,11 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
       return { shape: FAMILY_SHAPES[family], step: aggregate.step, text: false, queued: false, columns: `agg_${k}` };
     }
     params[`s${k}`] = target.seriesId;
-    let queued = false;
-    for (const part of QUEUED_PARTS) {
-      const bound = bindQueued(access.tenant, family, [target], queuedParamOf(k, part));
-      queued = bound.queued;
-      Object.assign(params, bound.params);
-    }
-    return { shape: FAMILY_SHAPES[family], step: target.isStep === true, text: family === 'text', queued };
+    // One copy of its queued points, bound under each of its reads' names.
+    const bound = bindQueued(access.tenant, family, [target], queuedParamOf(k, 'within'));
+    Object.assign(params, bound.params);
+    if (bound.queued) for (const part of QUEUED_PARTS) params[queuedParamOf(k, part)] = bound.params[queuedParamOf(k, 'within')] as QueryParams[string];
+    return { shape: FAMILY_SHAPES[family], step: target.isStep === true, text: family === 'text', queued: bound.queued };
   }));
   let sql: string;
   try {
