@@ -15,7 +15,10 @@ import { appendEvents } from './events/event-append.ts';
 import { createGraphGuard, type GraphGuard } from './graph/graph-guard.ts';
 import type { HealthCheck } from './health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from './ingest/datapoint-body-parser.ts';
-import type { openSeriesDirectory } from './meta/series-directory.ts';
+import type { openSeriesDirectory, SeriesDirectory } from './meta/series-directory.ts';
+import { keptTargetsGuard } from './functions/target-guard.ts';
+import { TargetMaintainer } from './functions/target-maintainer.ts';
+import { logger } from './log.ts';
 import { TableStats } from './meta/table-stats.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
@@ -97,7 +100,10 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   const { relational, quotas, series } = relationalSide.value;
   let subscriptions: SubscriptionEngine | undefined;
   let files: FileEngine;
-  datapoints = bindDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout }, storageSide.value);
+  let targets: TargetMaintainer | undefined;
+  const guardWrites = keptTargetsGuard(() => targets?.index);
+  datapoints = bindDatapointEngine(config, { relational, series: series.directory, quotas, metrics, parser: ports.datapointBodyParser, layout: ports.datapointBodyLayout, guardWrites }, storageSide.value);
+  targets = openTargetMaintainer(config, relational, quotas, series.directory, datapoints);
   try {
     subscriptions = await openSubscriptionEngine(config, { relational, graph: createGraphGuard(relational), series: series.directory, datapoints });
     // ROLE=ingester serves no files: it leaves the blob store's recovery to the API process.
@@ -109,12 +115,33 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     await relational.close().catch(() => undefined);
     throw error;
   }
-  return bindEngine(config, relational, datapoints, quotas, metrics, series, files, subscriptions);
+  return bindEngine(config, relational, datapoints, quotas, metrics, series, files, subscriptions, targets);
+}
+
+/**
+ * Keeps functions' targets where committed batches are heard: every process but ROLE=api with
+ * Kafka (the ingester hears those). Its start (each target computed afresh) runs in the
+ * background.
+ */
+function openTargetMaintainer(config: Readonly<ServiceConfig>, relational: RelationalStore, quotas: Quotas, series: SeriesDirectory, datapoints: DatapointEngine): TargetMaintainer {
+  const log = logger.child({ module: 'function-targets' });
+  const maintainer = new TargetMaintainer({
+    db: relational.pool, log, series, store: datapoints.store, readBarrier: datapoints.readBarrier,
+    evaluate: async (access, request) => (await datapoints.evaluate(access, [request]))[0] ?? [],
+    append: (batch) => datapoints.ingestLog.append(batch),
+    chargeDatapoints: (tenant, count) => quotas.chargeDatapoints(tenant, count, 0),
+  });
+  if (config.role === 'api' && config.kafkaBrokers) return maintainer;
+  datapoints.onCommitted((batch) => maintainer.committed(batch));
+  series.onForget((tenant) => maintainer.index.seriesChanged(tenant));
+  datapoints.onDeleted((tenant, ranges) => maintainer.deleted(tenant, ranges));
+  maintainer.start().catch((error: unknown) => log.warn({ err: error }, 'starting to keep functions\' targets failed'));
+  return maintainer;
 }
 
 function bindEngine(
   config: Readonly<ServiceConfig>, relational: RelationalStore, datapoints: DatapointEngine, quotas: Quotas, metrics: Metrics,
-  series: Awaited<ReturnType<typeof openSeriesDirectory>>, files: FileEngine, subscriptions: SubscriptionEngine,
+  series: Awaited<ReturnType<typeof openSeriesDirectory>>, files: FileEngine, subscriptions: SubscriptionEngine, targets: TargetMaintainer,
 ): Engine {
   const tenants = new TenantRegistry();
   const nodeStats = new TableStats(relational.pool, 'nodes');
@@ -126,7 +153,7 @@ function bindEngine(
     ...bindGraphEngine({ relational, quotas, graph, policies, nodeStats, series: series.directory }),
     events: bindEventEngine(relational, quotas, new TableStats(relational.pool, 'events')),
     policies: bindPolicyEngine(relational, quotas),
-    functions: bindFunctionEngine({ relational, quotas, evaluate: datapoints.evaluate }),
+    functions: bindFunctionEngine({ relational, quotas, evaluate: datapoints.evaluate, targets }),
     files,
     datapoints,
     subscriptions,
@@ -142,6 +169,7 @@ function bindEngine(
     relational,
     async close() {
       await subscriptions.close();
+      await targets.close();
       await datapoints.close();
       await series.close();
       await relational.close();

@@ -12,6 +12,8 @@ import type { CommitListener, IngestLog, ReadWindow } from '../ingest/ingest-log
 import type { Access } from '../grants/access.ts';
 import type { HealthCheck } from '../health-check.ts';
 import type { DatapointBodyLayout, DatapointBodyParser } from '../ingest/datapoint-body-parser.ts';
+import type { WriteGuard } from '../functions/target-guard.ts';
+import type { DeleteRange } from './datapoint-store.ts';
 import { deleteDatapoints, type DeleteDatapointsOptions } from '../ingest/delete-datapoints.ts';
 import { GroupCommitLog } from '../ingest/group-commit.ts';
 import { IngestWal } from '../ingest/ingest-wal.ts';
@@ -53,6 +55,8 @@ export interface DatapointEngineDeps {
   /** The parse workers; the engine owns them from here (closed with it, or when opening fails). */
   parser: DatapointBodyParser;
   layout: DatapointBodyLayout;
+  /** Refuses hand writes into functions' targets (functions/target-guard.ts). */
+  guardWrites?: WriteGuard;
 }
 
 export interface DatapointEngine {
@@ -70,6 +74,8 @@ export interface DatapointEngine {
   /** The JSON answer of POST /timeseries/data/latest, as chunks. */
   latest(access: Access, request: LatestDatapointsRequest, options?: LatestDatapointsOptions): Promise<Uint8Array[]>;
   delete(access: Access, request: Static<typeof DatapointDeleteRequest>, options?: DeleteDatapointsOptions): Promise<void>;
+  /** Registers a listener for every delete of points once visible (functions' targets recompute); returns the unsubscribe. */
+  onDeleted(listener: (tenant: string, ranges: readonly DeleteRange[]) => void): () => void;
   store: DatapointStore;
   ingestLog: IngestLog;
   /** Shared memory for request bodies and their columns (slab-pool.ts). */
@@ -166,7 +172,20 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
   const mode = config.kafkaBrokers ? 'kafka' : 'group-commit';
   const readBarrier = (tenant?: string, seriesIds?: readonly number[], windows?: readonly ReadWindow[]) => ingestLog.readBarrier?.(tenant, seriesIds, windows) ?? Promise.resolve();
   const insertDeps: InsertDatapointsDeps = {
-    series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode,
+    series, ingestLog, parser, layout: deps.layout, slabs, targetHints: new TargetHints(deps.layout.hintKey), quotas: deps.quotas, metrics, mode, guardWrites: deps.guardWrites,
+  };
+  const deleteListeners = new Set<(tenant: string, ranges: readonly DeleteRange[]) => void>();
+  const deleteDeps = {
+    series, store, guardWrites: deps.guardWrites,
+    deleted(tenant: string, ranges: readonly DeleteRange[]) {
+      for (const listener of deleteListeners) {
+        try {
+          listener(tenant, ranges);
+        } catch (error) {
+          log.error({ err: error, tenant }, 'a delete listener failed; the points are deleted, the listener missed it');
+        }
+      }
+    },
   };
   // The engine in process reads queued points from the log's memory: a read waits for no insert.
   const queuedForRead = store.columnar.readsColumnSources && ingestLog.queuedForRead
@@ -185,7 +204,12 @@ export function bindDatapointEngine(config: Readonly<ServiceConfig>, deps: Datap
     listArrow: (access, request) => listDatapointsArrow(access, request, readDeps),
     latest: (access, request, options) => latestDatapoints(access, request, readDeps, options),
     evaluate: (access, requests) => Promise.all(requests.map((request, i) => evaluateExpression(access, request, `items[${i}]`, readDeps))),
-    delete: (access, request, options) => deleteDatapoints(access, request, { series, store }, options),
+    delete: (access, request, options) => deleteDatapoints(access, request, deleteDeps, options),
+    onDeleted(listener) {
+      const entry = (tenant: string, ranges: readonly DeleteRange[]) => listener(tenant, ranges);
+      deleteListeners.add(entry);
+      return () => deleteListeners.delete(entry);
+    },
     store, ingestLog, slabs, mode, healthChecks: checks, readBarrier,
     ingestBacklog() {
       const queuedPoints = ingestLog instanceof GroupCommitLog ? ingestLog.stats().queuedPoints : 0;

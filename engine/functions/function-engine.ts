@@ -35,10 +35,20 @@ export interface FunctionEngineDeps {
   quotas: Quotas;
   /** The data point engine's evaluation of expressions. */
   evaluate: Evaluate;
+  /** What keeps targets up to date: told of every write of functions, which it then reloads. */
+  targets?: { functionsWritten(tenant: string): void };
 }
 
-export function bindFunctionEngine({ relational, quotas, evaluate }: FunctionEngineDeps): FunctionEngine {
+export function bindFunctionEngine({ relational, quotas, evaluate, targets }: FunctionEngineDeps): FunctionEngine {
   const db = relational.pool;
+  /** Runs a write, then has the targets' index reload the tenant (also when the write failed halfway: it cannot have, but reloading is cheap). */
+  const written = async <T>(tenant: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } finally {
+      targets?.functionsWritten(tenant);
+    }
+  };
   return {
     list: (access, query) => listFunctions(db, access, query),
     byIds: (access, identifiers, ignoreUnknownIds) => functionsByIds(db, access, identifiers, ignoreUnknownIds),
@@ -46,10 +56,10 @@ export function bindFunctionEngine({ relational, quotas, evaluate }: FunctionEng
       // SPEC Limits: functions count in the daily `nodes` quota. They are not among the
       // objects SPEC's lifetime ceiling counts, so only the daily quota is charged.
       await quotas.chargeDaily(access.tenant, 'nodes', items.length);
-      return (await createFunctions(relational, access, items)).map(toFunctionRecord);
+      return written(access.tenant, async () => (await createFunctions(relational, access, items)).map(toFunctionRecord));
     },
-    update: async (access, items) => (await updateFunctions(relational, access, items)).map(toFunctionRecord),
-    delete: (access, identifiers, ignoreUnknownIds) => deleteFunctions(relational, access, identifiers, ignoreUnknownIds),
+    update: (access, items) => written(access.tenant, async () => (await updateFunctions(relational, access, items)).map(toFunctionRecord)),
+    delete: (access, identifiers, ignoreUnknownIds) => written(access.tenant, () => deleteFunctions(relational, access, identifiers, ignoreUnknownIds)),
     call: (access, items, ignoreUnknownIds) => callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()),
     callArrow: async (access, items, ignoreUnknownIds) => [functionCallArrow(await callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()))],
   };

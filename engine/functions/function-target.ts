@@ -5,6 +5,7 @@
 import { BadRequestError, DuplicateError, type FieldProblem } from '../errors.ts';
 import { canRead, canWrite, type Access } from '../grants/access.ts';
 import type { Queryable } from '../stores/queryable.ts';
+import { parseExpression } from './expression.ts';
 import { TARGET_SERIES, TARGETS_HELD } from './function-target.sql.ts';
 
 /** Value types whose points a function's numbers can be written as: every one but TEXT and MIXED. */
@@ -83,4 +84,29 @@ export function targetsTakenError(externalIds: readonly string[]): DuplicateErro
   const unique = [...new Set(externalIds)];
   return new DuplicateError(unique.map((externalId) => ({ target: { externalId } })),
     `A time series is kept up to date by one function at most; already a target: ${unique.slice(0, 10).join(', ')}${unique.length > 10 ? ` (and ${unique.length - 10} more)` : ''}`);
+}
+
+/** A function as written: its expression and the target it keeps, with the field that names the target. */
+export interface WrittenTarget {
+  index: number;
+  field: string;
+  expression: string;
+  target: HeldTarget;
+}
+
+/**
+ * A function may not read the series it writes: each of its own writes would call for another
+ * recompute. Throws one BadRequestError naming every such item (the expressions parse: checked
+ * before).
+ */
+export function assertTargetsNotInputs(written: readonly WrittenTarget[]): void {
+  const problems: FieldProblem[] = [];
+  for (const { index, field, expression, target } of written) {
+    const parsed = parseExpression(expression);
+    if (!parsed.ok) continue;
+    if (parsed.inputs.some((input) => input.id === target.seriesId || input.externalId === target.externalId)) {
+      problems.push({ field, index, message: 'the expression reads its own target; a function cannot keep a series it reads', value: target.externalId });
+    }
+  }
+  if (problems.length > 0) throw new BadRequestError(`Invalid target: ${problems.slice(0, 5).map((p) => `${JSON.stringify(p.value)} (${p.field}): ${p.message}`).join('; ')}`, problems);
 }

@@ -12,7 +12,8 @@ import type { RelationalStore } from '../stores/relational.ts';
 import { lookupFunctions, missingFunctionsError } from './function-read.ts';
 import type { FunctionCreate, FunctionRow, FunctionUpdateItem } from './function-records.ts';
 import { assertExpressionsValid, type ExpressionRef } from './function-syntax.ts';
-import { assertTargetsFree, resolveTargets, targetsTakenError, type HeldTarget, type TargetRef } from './function-target.ts';
+import { assertTargetsFree, assertTargetsNotInputs, resolveTargets, targetsTakenError, type HeldTarget, type TargetRef } from './function-target.ts';
+import { runGrantsOf } from './run-grants.ts';
 import { DELETE_FUNCTIONS, INSERT_FUNCTIONS, TAKEN_FUNCTION_EXTERNAL_IDS, UPDATE_FUNCTIONS } from './function-write.sql.ts';
 import { assertDataSetsExist } from '../meta/datasets.ts';
 
@@ -58,6 +59,7 @@ export async function createFunctions(store: RelationalStore, access: Access, it
       const seriesIds = await resolveTargets(tx, access, targetRefs);
       const held = targetRefs.map((ref, i): HeldTarget => ({ externalId: ref.externalId, seriesId: seriesIds[i] as number }));
       await assertTargetsFree(tx, tenant, held, []);
+      assertTargetsNotInputs(targetRefs.map((ref, i) => ({ index: ref.index, field: ref.field, expression: (items[ref.index] as FunctionCreate).expression, target: held[i] as HeldTarget })));
       const seriesOf = new Map(targetRefs.map((ref, i) => [ref.index, seriesIds[i] as number]));
       const { rows } = await tx.query<FunctionRow>(INSERT_FUNCTIONS, [
         tenant,
@@ -70,6 +72,7 @@ export async function createFunctions(store: RelationalStore, access: Access, it
         items.map((i) => i.target?.externalId ?? null),
         items.map((_, index) => seriesOf.get(index) ?? null),
         now,
+        JSON.stringify(runGrantsOf(access)),
       ]);
       return inRequestOrder(items, rows);
     });
@@ -150,6 +153,9 @@ export async function updateFunctions(store: RelationalStore, access: Access, it
       const next = items.map((item, index) => nextFunction(rows[index] as FunctionRow, item, seriesOf.get(index)));
       const held = next.flatMap((n): HeldTarget[] => (n.targetSeriesId !== null ? [{ externalId: n.targetExternalId as string, seriesId: n.targetSeriesId }] : []));
       await assertTargetsFree(tx, tenant, held, next.map((n) => n.id));
+      assertTargetsNotInputs(next.flatMap((n, index) => (n.targetSeriesId !== null
+        ? [{ index, field: `items.${index}.update`, expression: n.expression, target: { externalId: n.targetExternalId as string, seriesId: n.targetSeriesId } }]
+        : [])));
       const capProblems = next.flatMap((n, index) => capProblemsAfterUpdate({ metadata: n.metadata }, `items.${index}.update`, index));
       if (capProblems.length > 0) throw new UnprocessableError('Field caps exceeded after update', capProblems);
       const { rows: updated } = await tx.query<FunctionRow>(UPDATE_FUNCTIONS, [
@@ -164,6 +170,8 @@ export async function updateFunctions(store: RelationalStore, access: Access, it
         next.map((n) => n.targetExternalId),
         next.map((n) => n.targetSeriesId),
         now,
+        JSON.stringify(runGrantsOf(access)),
+        items.map((item) => item.update.expression?.set !== undefined || item.update.target !== undefined),
       ]);
       // The rows are locked since the lookup: one missing now means the store changed under us.
       if (updated.length !== next.length) throw new ConflictError();

@@ -13,9 +13,15 @@ export interface Access {
   readable: ReadonlySet<number> | null;
   /** Writable data set ids; null means every data set. */
   writable: ReadonlySet<number> | null;
+  /**
+   * The token's grant entries these sets were expanded from (null: every data set), for work
+   * that runs later on the caller's behalf (a function keeping its target) and expands them
+   * anew each time. Absent where an Access was built from sets alone.
+   */
+  grants?: Caller['datasetGrants'];
 }
 
-export const fullAccess = (tenant: string): Access => ({ tenant, readable: null, writable: null });
+export const fullAccess = (tenant: string): Access => ({ tenant, readable: null, writable: null, grants: null });
 
 export function canRead(access: Access, dataSetId: number | null | undefined): boolean {
   return dataSetId == null || access.readable === null || access.readable.has(dataSetId);
@@ -51,5 +57,5 @@ export async function resolveAccess(db: Queryable, caller: Caller): Promise<Acce
   const writable = await expand(db, caller.tenant, grants.write);
   const readOnly = await expand(db, caller.tenant, grants.read);
   const readable = readOnly === null || writable === null ? null : new Set([...readOnly, ...writable]);
-  return { tenant: caller.tenant, readable, writable };
+  return { tenant: caller.tenant, readable, writable, grants };
 }

@@ -7,7 +7,8 @@ import type { DatapointDeleteRequest } from '../../schemas/datapoints.ts';
 import { BadRequestError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import { coalesceDeleteRanges } from '../datapoints/write/delete-ranges.ts';
-import type { DatapointStore } from '../datapoints/datapoint-store.ts';
+import type { DatapointStore, DeleteRange } from '../datapoints/datapoint-store.ts';
+import type { WriteGuard } from '../functions/target-guard.ts';
 import { parseInstant } from '../records/instant.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import { identifierOf } from '../records/identifiers.ts';
@@ -18,6 +19,10 @@ export interface DeleteDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
   series: SeriesDirectory;
   store: DatapointStore;
+  /** Refuses deletes in series only a function writes (functions/target-guard.ts). */
+  guardWrites?: WriteGuard;
+  /** Told of every delete once it is visible (the functions reading those series recompute). */
+  deleted?(tenant: string, ranges: readonly DeleteRange[]): void;
 }
 
 export interface DeleteDatapointsOptions {
@@ -34,9 +39,12 @@ export async function deleteDatapoints(access: Access, request: Static<typeof Da
   if (missing.length > 0) {
     throw new BadRequestError('Unknown time series', missing.map((m) => ({ field: `items.${m.index}`, index: m.index, message: 'no such time series', value: m.identifier.externalId ?? m.identifier.id })));
   }
+  await deps.guardWrites?.(access, targets.map((t) => t?.seriesId));
   // One store write for every item, ranges of a series merged first: a 10 000-item delete of
   // consecutive windows is one tombstone, which every later read binds.
-  await deps.store.deleteRanges(access.tenant, coalesceDeleteRanges(targets.map((target, i) => ({
+  const ranges = coalesceDeleteRanges(targets.map((target, i) => ({
     seriesId: (target as SeriesTarget).seriesId, inclusiveBeginMs: bounds[i]?.begin, exclusiveEndMs: bounds[i]?.end,
-  }))));
+  })));
+  await deps.store.deleteRanges(access.tenant, ranges);
+  deps.deleted?.(access.tenant, ranges);
 }

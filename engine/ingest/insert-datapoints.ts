@@ -18,6 +18,7 @@ import { timed, type Metrics } from '../metrics.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { BodyScanProblem, BodyValueProblem, DatapointBodyFormat, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
 import type { TargetHints } from './target-hints.ts';
+import type { WriteGuard } from '../functions/target-guard.ts';
 
 export interface InsertDatapointsDeps {
   /** Where the series are resolved (PostgreSQL behind keys held in memory). */
@@ -31,6 +32,8 @@ export interface InsertDatapointsDeps {
   quotas: Quotas;
   metrics: Metrics;
   mode: 'group-commit' | 'kafka';
+  /** Refuses writes into series only a function writes (functions/target-guard.ts). */
+  guardWrites?: WriteGuard;
 }
 
 /** Rules of the CDF surface's insert that SPEC's lacks (api/cdf). SPEC's rules when omitted. */
@@ -104,6 +107,7 @@ async function insertDatapointsAnnounced(
   }
   const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items.map(identifierOf), 'write');
   if (missing.length > 0 && options.missingSeries === 'reject') throw unknownSeriesError(missing, 'Nothing was inserted');
+  await deps.guardWrites?.(access, targets.map((t) => t?.seriesId));
   deps.targetHints.learn(access.tenant, scanned.items, targets);
   const valueTypes = targets.map((t) => t?.valueType ?? null);
   const seriesIds = targets.map((t) => t?.seriesId ?? null);

@@ -86,8 +86,17 @@ export class SeriesDirectory {
     return this.trusted ? this.tenants.get(tenant) : undefined;
   }
 
+  private readonly forgetListeners = new Set<(tenant: string) => void>();
+
+  /** Calls `listener` whenever a tenant's series are forgotten (a key changed or a series was deleted, here or in another process). */
+  onForget(listener: (tenant: string) => void): () => void {
+    this.forgetListeners.add(listener);
+    return () => this.forgetListeners.delete(listener);
+  }
+
   /** Drops what is held of the tenant's series (after a change committed, or when notified). */
   forgetTenant(tenant: string): void {
+    for (const listener of this.forgetListeners) listener(tenant);
     const held = this.tenants.get(tenant);
     if (!held) return;
     this.kept -= held.byId.size;

@@ -1,0 +1,289 @@
+// Keeps functions' targets up to date as their inputs change. Each committed batch and each
+// delete marks, for every function reading one of its series, the span of that series that
+// changed; shortly after (TARGET_DEBOUNCE_MS, so a burst of batches is one recompute), the
+// function's target is recomputed over the windows those spans reach (target-recompute.ts),
+// one recompute per function at a time and TARGET_RECOMPUTES_MAX at once. A function new or
+// changed, or whose recompute had stopped, is computed over its whole history; so is every
+// function when the service starts, which makes a target exact again after a crash between an
+// input's commit and its recompute.
+//
+// Every recompute runs with the function's grants expanded anew (run-grants.ts). One that the
+// grants, the inputs or the expression refuse stops, and the function record's `targetStatus`
+// says why; a later change of an input retries it (whole history), and clears the status once
+// it runs. Other failures (the store, a quota) are retried with a growing delay.
+import type { Logger } from '../log.ts';
+import type { CommittedBatch } from '../ingest/ingest-log.ts';
+import type { DeleteRange } from '../datapoints/datapoint-store.ts';
+import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
+import type { Queryable } from '../stores/queryable.ts';
+import { accessOfRun } from './run-grants.ts';
+import { TargetIndex, type KeptFunction } from './target-index.ts';
+import { SET_TARGET_STATUS } from './target-index.sql.ts';
+import { reachedWindows, recomputeTarget, stopsRecompute, WHOLE_HISTORY, type ChangedSpan, type RecomputeDeps } from './target-recompute.ts';
+
+/** How long a change waits for the ones right behind it before its recompute starts. */
+export const TARGET_DEBOUNCE_MS = 20;
+/** Recomputes running at once, over all functions (each one is several engine statements). */
+export const TARGET_RECOMPUTES_MAX = 2;
+/** Changed spans kept apart per function; beyond, they are joined into one. */
+const SPANS_MAX = 64;
+const RETRY_MS_MIN = 1_000;
+const RETRY_MS_MAX = 30_000;
+/** Lags kept for stats(). */
+const LAGS_KEPT = 4_096;
+
+export interface TargetMaintainerDeps extends RecomputeDeps {
+  db: Queryable;
+  log: Logger;
+}
+
+/** Why a function's recompute stopped, as `targetStatus` shows it. */
+export interface TargetStopped {
+  status: 'stopped';
+  reason: string;
+  /** Epoch ms. */
+  since: number;
+}
+
+interface Work {
+  tenant: string;
+  functionId: number;
+  spans: ChangedSpan[];
+  whole: boolean;
+  /** When the oldest change not yet recomputed was marked (epoch ms), for the lag. */
+  since: number | undefined;
+  /** Whether the record says stopped, as last written or read, and why. */
+  stopped: boolean | undefined;
+  reason?: string;
+  timer?: NodeJS.Timeout;
+  state: 'idle' | 'waiting' | 'queued' | 'running';
+  retryMs: number;
+  removed: boolean;
+}
+
+export interface TargetMaintainerStats {
+  recomputes: number;
+  failures: number;
+  pointsWritten: number;
+  pointsDeleted: number;
+  /** Milliseconds from a change's commit to its recompute's end, over the last recomputes. */
+  lagMs: { p50: number; p99: number; max: number } | null;
+}
+
+export class TargetMaintainer {
+  readonly index: TargetIndex;
+  private readonly works = new Map<string, Work>();
+  private readonly queue: Work[] = [];
+  private running = 0;
+  private closed = false;
+  /** Whether this process keeps targets (start was called), or only answers the write guard from the index. */
+  private started = false;
+  private readonly idle = new Set<() => void>();
+  private readonly lags: number[] = [];
+  private readonly counts = { recomputes: 0, failures: 0, pointsWritten: 0, pointsDeleted: 0 };
+
+  constructor(private readonly deps: TargetMaintainerDeps) {
+    this.index = new TargetIndex(deps.db, { log: deps.log, onChanged: (tenant, changed, removed) => this.changed(tenant, changed, removed) });
+  }
+
+  /** Loads every tenant with kept targets: each of their functions is computed afresh. */
+  async start(): Promise<void> {
+    this.started = true;
+    for (const tenant of await this.index.allTenants()) {
+      await this.index.reload(tenant).catch((error: unknown) => this.deps.log.warn({ err: error, tenant }, 'loading the functions that keep targets failed'));
+    }
+  }
+
+  /** After this process wrote functions of `tenant`: reloads them, and what changed is computed afresh. */
+  functionsWritten(tenant: string): void {
+    this.index.invalidate(tenant);
+    if (this.started && !this.closed) void this.index.reload(tenant).catch((error: unknown) => this.deps.log.warn({ err: error, tenant }, 'reloading the functions that keep targets failed'));
+  }
+
+  /** The commit listener: marks the spans the batch changed. */
+  committed(batch: CommittedBatch): void {
+    if (this.closed) return;
+    const spans = batch.series.filter((s) => s.timestampMs.length > 0).map((s): ChangedSpan => ({
+      seriesId: s.seriesId, first: s.timestampMs[0] as number, last: s.timestampMs[s.timestampMs.length - 1] as number,
+    }));
+    this.markSpans(batch.tenant, spans);
+  }
+
+  /** After points were deleted: marks the deleted ranges. */
+  deleted(tenant: string, ranges: readonly DeleteRange[]): void {
+    if (this.closed) return;
+    this.markSpans(tenant, ranges.map((r): ChangedSpan => ({
+      seriesId: r.seriesId, first: r.inclusiveBeginMs ?? TIMESTAMP_MS_MIN, last: (r.exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1) - 1,
+    })));
+  }
+
+  /** Resolves once no recompute is marked, waiting or running (tests, and the bench's lag). */
+  settled(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idle.add(resolve));
+  }
+
+  stats(): TargetMaintainerStats {
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+    return { ...this.counts, lagMs: sorted.length === 0 ? null : { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] as number } };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const work of this.works.values()) clearTimeout(work.timer);
+    this.queue.length = 0;
+    while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  private markSpans(tenant: string, spans: readonly ChangedSpan[]): void {
+    if (spans.length === 0) return;
+    const at = Date.now();
+    this.index.of(tenant).then((targets) => {
+      if (targets.unresolved) this.index.maybeNewInputs(tenant, spans.map((s) => s.seriesId));
+      if (targets.byInput.size === 0) return;
+      for (const span of spans) {
+        for (const fn of targets.byInput.get(span.seriesId) ?? []) this.mark(tenant, fn, at, span);
+      }
+    }).catch((error: unknown) => this.deps.log.warn({ err: error, tenant }, 'finding the functions that read changed series failed'));
+  }
+
+  private changed(tenant: string, changed: readonly KeptFunction[], removed: readonly number[]): void {
+    const at = Date.now();
+    for (const fn of changed) this.mark(tenant, fn, at, 'whole');
+    for (const id of removed) {
+      const work = this.works.get(`${tenant}/${id}`);
+      if (!work) continue;
+      work.removed = true;
+      clearTimeout(work.timer);
+      if (work.state !== 'running') this.forget(work);
+    }
+  }
+
+  private mark(tenant: string, fn: KeptFunction, at: number, change: ChangedSpan | 'whole'): void {
+    if (this.closed || !this.started) return;
+    const key = `${tenant}/${fn.id}`;
+    let work = this.works.get(key);
+    if (!work) {
+      work = { tenant, functionId: fn.id, spans: [], whole: false, since: undefined, stopped: fn.targetStatus?.['status'] === 'stopped', reason: fn.targetStatus?.['reason'] as string | undefined, state: 'idle', retryMs: RETRY_MS_MIN, removed: false };
+      this.works.set(key, work);
+    }
+    work.removed = false;
+    work.since = Math.min(work.since ?? at, at);
+    if (change === 'whole') work.whole = true;
+    else if (!work.whole) addSpan(work.spans, change);
+    if (work.state === 'idle') this.wait(work, TARGET_DEBOUNCE_MS);
+  }
+
+  private wait(work: Work, delayMs: number): void {
+    work.state = 'waiting';
+    work.timer = setTimeout(() => {
+      work.timer = undefined;
+      work.state = 'queued';
+      this.queue.push(work);
+      this.next();
+    }, delayMs);
+  }
+
+  private next(): void {
+    while (!this.closed && this.running < TARGET_RECOMPUTES_MAX && this.queue.length > 0) {
+      const work = this.queue.shift() as Work;
+      this.running++;
+      work.state = 'running';
+      void this.run(work).finally(() => {
+        this.running--;
+        this.next();
+        if (this.isIdle()) for (const resolve of [...this.idle]) (this.idle.delete(resolve), resolve());
+      });
+    }
+  }
+
+  private async run(work: Work): Promise<void> {
+    const { spans, since } = work;
+    const whole = work.whole || work.stopped === true;
+    work.spans = [];
+    work.whole = false;
+    work.since = undefined;
+    const fn = work.removed ? undefined : (await this.index.of(work.tenant).catch(() => undefined))?.functions.get(work.functionId);
+    if (!fn) return this.forget(work);
+    try {
+      const access = await accessOfRun(this.deps.db, work.tenant, fn.runGrants);
+      const windows = whole ? [WHOLE_HISTORY] : await reachedWindows(this.deps, access, fn, spans);
+      const report = await recomputeTarget(this.deps, access, fn, windows);
+      this.counts.recomputes++;
+      this.counts.pointsWritten += report.written;
+      this.counts.pointsDeleted += report.deleted;
+      if (since !== undefined) this.lags.push(Date.now() - since);
+      if (this.lags.length > LAGS_KEPT) this.lags.splice(0, this.lags.length - LAGS_KEPT);
+      work.retryMs = RETRY_MS_MIN;
+      if (work.stopped !== false) await this.setStatus(work, null);
+    } catch (error) {
+      this.counts.failures++;
+      if (stopsRecompute(error) && !this.closed) {
+        const reason = error instanceof Error ? error.message : String(error);
+        await this.setStatus(work, { status: 'stopped', reason, since: Date.now() } satisfies TargetStopped);
+      } else if (!this.closed) {
+        this.deps.log.warn({ err: error, tenant: work.tenant, function: fn.externalId }, 'recomputing a function\'s target failed; retrying');
+        // The changes stay marked; the retry waits longer each time.
+        if (whole) work.whole = true;
+        for (const span of spans) addSpan(work.spans, span);
+        work.since = Math.min(work.since ?? since ?? Date.now(), since ?? Date.now());
+        const delay = work.retryMs;
+        work.retryMs = Math.min(RETRY_MS_MAX, work.retryMs * 2);
+        return this.wait(work, delay);
+      }
+    }
+    if (work.whole || work.spans.length > 0) this.wait(work, TARGET_DEBOUNCE_MS);
+    else work.state = 'idle';
+  }
+
+  /** Writes the function record's `targetStatus` when it changes (stopped with why, or null). */
+  private async setStatus(work: Work, status: TargetStopped | null): Promise<void> {
+    const stopped = status !== null;
+    if (work.stopped === stopped && work.reason === status?.reason) return;
+    try {
+      await this.deps.db.query(SET_TARGET_STATUS, [work.tenant, work.functionId, status === null ? null : JSON.stringify(status)]);
+      work.stopped = stopped;
+      work.reason = status?.reason;
+    } catch (error) {
+      this.deps.log.warn({ err: error, tenant: work.tenant }, 'recording a function\'s target status failed');
+    }
+  }
+
+  private forget(work: Work): void {
+    clearTimeout(work.timer);
+    work.state = 'idle';
+    this.works.delete(`${work.tenant}/${work.functionId}`);
+  }
+
+  private isIdle(): boolean {
+    if (this.running > 0 || this.queue.length > 0) return false;
+    for (const work of this.works.values()) if (work.state !== 'idle') return false;
+    return true;
+  }
+}
+
+/** Adds a span to a function's list, joining it with one of the same series it overlaps; past SPANS_MAX all of a series join. */
+function addSpan(spans: ChangedSpan[], span: ChangedSpan): void {
+  for (const s of spans) {
+    if (s.seriesId === span.seriesId && span.first <= s.last + 1 && span.last >= s.first - 1) {
+      s.first = Math.min(s.first, span.first);
+      s.last = Math.max(s.last, span.last);
+      return;
+    }
+  }
+  spans.push({ ...span });
+  if (spans.length > SPANS_MAX) {
+    const bySeries = new Map<number, ChangedSpan>();
+    for (const s of spans) {
+      const j = bySeries.get(s.seriesId);
+      if (j) {
+        j.first = Math.min(j.first, s.first);
+        j.last = Math.max(j.last, s.last);
+      } else {
+        bySeries.set(s.seriesId, { ...s });
+      }
+    }
+    spans.splice(0, spans.length, ...bySeries.values());
+  }
+}
