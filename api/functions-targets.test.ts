@@ -73,8 +73,8 @@ async function createFunction(token: string, item: Record<string, unknown>, stat
   return ok(await srv.request('POST', '/functions/create', { token, body: { items: [{ name: String(item.externalId), ...item }] } }), status);
 }
 
-t.test('a target follows its inputs through inserts, overwrites, late points and deletes', async (t) => {
-  const { token } = tenant();
+t.test('a target follows its inputs through inserts, overwrites, late points, deletes and isStep', async (t) => {
+  const { org, token } = tenant();
   const a: Series = { externalId: 'a', valueType: 'FLOAT', isStep: false, points: [] };
   const b: Series = { externalId: 'b', valueType: 'FLOAT', isStep: false, points: [] };
   await createSeries(token, [{ externalId: 'a' }, { externalId: 'b' }, { externalId: 'avg' }]);
@@ -96,6 +96,10 @@ t.test('a target follows its inputs through inserts, overwrites, late points and
     ['a delete of a range', async () => {
       ok(await srv.request('POST', '/timeseries/data/delete', { token, body: { items: [{ externalId: 'b', inclusiveBegin: T0 + 10_000, exclusiveEnd: T0 + 16_000 }] } }), 204);
       b.points = b.points.filter((p) => p.timestamp < T0 + 10_000 || p.timestamp >= T0 + 16_000);
+    }],
+    ['an input made stepwise', async () => {
+      ok(await srv.request('POST', `/api/v1/projects/${org}/timeseries/update`, { token, body: { items: [{ externalId: 'b', update: { isStep: { set: true } } }] } }), 200);
+      b.isStep = true;
     }],
   ];
   for (const [what, step] of steps) {

@@ -25,7 +25,7 @@ const Expression = Type.String({
 });
 const Target = Type.Object({ externalId: ExternalId }, {
   additionalProperties: false,
-  description: 'the time series the function keeps up to date: an existing numeric series (not TEXT or MIXED) the writer may write, kept by no other function',
+  description: 'the time series the function keeps up to date: an existing numeric series (not TEXT or MIXED) the writer may write, kept by no other function, not read by the expression; from then on written by the function alone, with the grants of the token that last set the expression or target',
 });
 
 const FunctionSchema = Type.Object({
@@ -37,7 +37,14 @@ const FunctionSchema = Type.Object({
   metadata: Type.Record(Type.String(), Type.String()),
   expression: Type.String(),
   target: Type.Union([Type.Object({ externalId: Type.String() }), Type.Null()], { description: 'the target as its writer named it; null when none' }),
-  targetStatus: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'read-only: why keeping the target up to date stopped; null while it runs or before it ran' }),
+  targetStatus: Type.Union([
+    Type.Object({
+      status: Type.Literal('stopped'),
+      reason: Type.String({ description: 'why: the grants no longer reach the target or an input, an input or the target is gone, the expression cannot be evaluated' }),
+      since: EpochMs,
+    }),
+    Type.Null(),
+  ], { description: 'read-only: why keeping the target up to date stopped; null while it runs (and before it first ran). A later change of an input retries it, and a change of the expression or target clears it' }),
   createdTime: EpochMs,
   lastUpdatedTime: EpochMs,
 }, { description: 'A function. Read-only fields: id, targetStatus, createdTime, lastUpdatedTime.' });

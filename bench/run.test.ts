@@ -27,7 +27,7 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [

@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, records the run as a file under
 // bench/history/, regenerates bench/RESULTS.md from those files and writes bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions,cdf,console] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions,cdf,console,functions] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--history DIR] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -19,6 +19,7 @@ import { EVENTS_SIZES } from './events-workload.ts';
 import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
 import { CDF_SIZES, runCdfSuite } from './cdf.ts';
 import { CONSOLE_SIZES, runConsoleSuite } from './console.ts';
+import { FUNCTIONS_SIZES, runFunctionsSuite } from './functions.ts';
 import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
@@ -36,7 +37,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions'] as const;
 const SIZES = ['full', 'small', 'tiny', 'large'] as const;
 /** The size of a suite other than the data point suite (`large` runs that suite alone: parseBenchOptions). */
 type SuiteSize = 'full' | 'small' | 'tiny';
@@ -112,6 +113,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('subscriptions')) result.suites.push(await runSubscriptionsSuite({ size: SUBSCRIPTIONS_SIZES[suiteSize(opts.size)], log: opts.log }));
   if (opts.suites.includes('cdf')) result.suites.push(await benchCdf(opts));
   if (opts.suites.includes('console')) result.suites.push(await benchConsole(opts));
+  if (opts.suites.includes('functions')) result.suites.push(await benchFunctions(opts));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
@@ -191,6 +193,17 @@ async function benchCdf(opts: BenchOptions): Promise<SuiteResult> {
   const tenant = `bench-cdf-${Date.now()}`;
   try {
     return await runCdfSuite({ url: service.url, token: service.token(tenant), tenant, size: CDF_SIZES[suiteSize(opts.size)], log: opts.log });
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Functions: a call against the raw reads it stands on, and a kept target under ingest; a service of its own, the bench's raised limits. */
+async function benchFunctions(opts: BenchOptions): Promise<SuiteResult> {
+  const service = await startService({ logDir: opts.logDir });
+  opts.log(`functions: service at ${service.url}, DATA_DIR ${service.dataDir}`);
+  try {
+    return await runFunctionsSuite({ url: service.url, token: service.token(`bench-functions-${Date.now()}`), size: FUNCTIONS_SIZES[suiteSize(opts.size)], log: opts.log });
   } finally {
     await service.stop();
   }

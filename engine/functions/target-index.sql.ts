@@ -13,9 +13,10 @@ SELECT f.id, f.external_id, f.data_set_id, f.expression, f.target_series_id, f.r
   LEFT JOIN nodes s ON s.tenant = f.tenant AND s.id = f.target_series_id AND s.kind = 'timeseries'
  WHERE f.tenant = $1 AND f.target_series_id IS NOT NULL`;
 
-/** Series ids of tenant $1 by externalIds $2 (the inputs an expression names by externalId). */
-export const SERIES_IDS_BY_EXTERNAL_ID = `
-SELECT id, external_id FROM nodes WHERE tenant = $1 AND kind = 'timeseries' AND external_id = ANY($2::text[])`;
+/** The series of tenant $1 that expressions name, by externalIds $2 or ids $3, with their isStep. */
+export const INPUT_SERIES = `
+SELECT id, external_id, is_step FROM nodes
+ WHERE tenant = $1 AND kind = 'timeseries' AND (external_id = ANY($2::text[]) OR id = ANY($3::bigint[]))`;
 
 /** Records why keeping function $2's target (tenant $1) stopped ($3 JSON), or clears it ($3 null). */
 export const SET_TARGET_STATUS = `

@@ -10,7 +10,7 @@ import type { Logger } from '../log.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { parseExpression } from './expression.ts';
 import type { RunGrants } from './run-grants.ts';
-import { KEPT_FUNCTIONS, SERIES_IDS_BY_EXTERNAL_ID, TENANTS_WITH_TARGETS } from './target-index.sql.ts';
+import { INPUT_SERIES, KEPT_FUNCTIONS, TENANTS_WITH_TARGETS } from './target-index.sql.ts';
 
 /** How old a tenant's entry may be before a use reloads it (in the background). */
 export const TARGET_INDEX_TTL_MS = 2_000;
@@ -38,6 +38,8 @@ export interface KeptFunction {
 
 export interface KeptInput {
   seriesId: number;
+  /** The series' isStep at the load. */
+  isStep: boolean;
   /** The granularity of an aggregate input (its changes reach whole buckets and their neighbours). */
   granularity?: string;
 }
@@ -136,12 +138,18 @@ export class TargetIndex {
     this.tenantsLoadedAt = -Infinity;
   }
 
-  /** After a series of `tenant` changed a key or was deleted: the next use waits for a fresh load, if the tenant is held at all. */
+  /**
+   * After a series of `tenant` changed a key (externalId, data set, valueType, isStep) or was
+   * deleted, here or in another process: the next use waits for a fresh load, which reports
+   * the functions whose inputs resolve otherwise or changed isStep (every value between an
+   * input's points changes with it).
+   */
   seriesChanged(tenant: string): void {
     const entry = this.entries.get(tenant);
     if (!entry) return;
     entry.loadedAt = -Infinity;
     entry.generation++;
+    void this.reload(tenant).catch((error: unknown) => this.options.log.warn({ err: error, tenant }, 'reloading the functions that keep targets failed'));
   }
 
   /**
@@ -181,7 +189,10 @@ export class TargetIndex {
       return targets;
     }).finally(() => {
       const now = this.entries.get(tenant);
-      if (now) now.reloading = undefined;
+      if (!now) return;
+      now.reloading = undefined;
+      // Invalidated while loading: what was loaded may predate the change; load once more.
+      if (now.generation !== generation) void this.reload(tenant).catch((error: unknown) => this.options.log.warn({ err: error, tenant }, 'reloading the functions that keep targets failed'));
     });
     if (entry) entry.reloading = loading;
     else this.entries.set(tenant, { targets: EMPTY, loadedAt: -Infinity, loaded: false, generation: 0, reloading: loading });
@@ -207,11 +218,22 @@ export class TargetIndex {
     const { rows } = await this.db.query<KeptRow>(KEPT_FUNCTIONS, [tenant]);
     const parsed = rows.map((row) => ({ row, parsed: parseExpression(row.expression) }));
     const externalIds = new Set<string>();
-    for (const { parsed: p } of parsed) if (p.ok) for (const input of p.inputs) if (input.externalId !== undefined) externalIds.add(input.externalId);
+    const ids = new Set<number>();
+    for (const { parsed: p } of parsed) {
+      if (!p.ok) continue;
+      for (const input of p.inputs) {
+        if (input.externalId !== undefined) externalIds.add(input.externalId);
+        if (input.id !== undefined) ids.add(input.id);
+      }
+    }
     const idOf = new Map<string, number>();
-    if (externalIds.size > 0) {
-      const { rows: series } = await this.db.query<{ id: number; external_id: string }>(SERIES_IDS_BY_EXTERNAL_ID, [tenant, [...externalIds]]);
-      for (const s of series) idOf.set(s.external_id, Number(s.id));
+    const isStepOf = new Map<number, boolean>();
+    if (externalIds.size > 0 || ids.size > 0) {
+      const { rows: series } = await this.db.query<{ id: number; external_id: string; is_step: boolean }>(INPUT_SERIES, [tenant, [...externalIds], [...ids]]);
+      for (const s of series) {
+        idOf.set(s.external_id, Number(s.id));
+        isStepOf.set(Number(s.id), s.is_step);
+      }
     }
     const functions = new Map<number, KeptFunction>();
     const byInput = new Map<number, KeptFunction[]>();
@@ -223,8 +245,9 @@ export class TargetIndex {
       if (p.ok) {
         for (const input of p.inputs) {
           const seriesId = input.id ?? idOf.get(input.externalId as string);
-          if (seriesId !== undefined) inputs.push(input.granularity !== undefined ? { seriesId, granularity: input.granularity } : { seriesId });
-          else unresolved = true;
+          const isStep = seriesId === undefined ? undefined : isStepOf.get(seriesId);
+          if (seriesId === undefined || isStep === undefined) unresolved = true;
+          else inputs.push(input.granularity !== undefined ? { seriesId, isStep, granularity: input.granularity } : { seriesId, isStep });
         }
       }
       anyUnresolved ||= unresolved;
