@@ -18,7 +18,7 @@ import { resolveSeriesTargets } from '../meta/series-targets.ts';
 import type { QueryParams } from '../stores/columnar-params.ts';
 import { aggregateColumns } from './aggregate-inputs.ts';
 import { parseExpression, type InputRef } from './expression.ts';
-import { CompileError, QUEUED_PARTS, queuedParamOf, syntheticSql, type StatementInput } from './synthetic.sql.ts';
+import { boundParams, boundsSql, completeParam, CompileError, QUEUED_PARTS, queuedParamOf, syntheticSql, type StatementInput } from './synthetic.sql.ts';
 
 /** One evaluation: an expression over [start, end), its first `limit` points. */
 export interface EvaluationRequest {
@@ -81,11 +81,14 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
   }
   // Each statement answers the timestamps up to its cut; the next one goes on from there
   // until the page holds `limit` points or the window is done.
+  const bounds = boundsSql(inputs, tombstones.form);
   const points: EvaluatedPoint[] = [];
   const deadline = Date.now() + EVALUATION_SECONDS_MAX * 1000;
   for (let start = request.start; start < request.end && points.length < request.limit;) {
     if (Date.now() > deadline) throw tooLong(field);
-    const table = await deps.store.columnar.queryArrow(sql, { ...params, start, take: request.limit - points.length })
+    const take = request.limit - points.length;
+    const page = { ...params, start, take, ...await boundsOf(deps, bounds, inputs.length, { ...params, start, skip: take - 1 }, request.end) };
+    const table = await deps.store.columnar.queryArrow(sql, page)
       .catch((error: unknown) => {
         throw /TIMEOUT_EXCEEDED|Timeout exceeded/i.test(String((error as Error)?.message)) ? tooLong(field) : error;
       });
@@ -102,6 +105,36 @@ export async function evaluateExpression(access: Access, request: EvaluationRequ
     start = table.getChild('cut_ms')?.get(0) as number;
   }
   return points;
+}
+
+/** Reads below every timestamp (and above) where an input has no bound. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The bound params of every input for a page from `values.start` (boundsSql): found bounds
+ * where the statement gives them, the widest otherwise; an input's page is complete up to its
+ * {take}-th stored row's next ms, else to {end}.
+ */
+async function boundsOf(deps: ListDatapointsDeps, sql: string | undefined, inputCount: number, values: QueryParams, end: number): Promise<Record<string, number>> {
+  const found = sql === undefined ? [] : await deps.store.columnar.query<{ k: number; side: number; ts: number }>(sql, values);
+  const params: Record<string, number> = {};
+  for (let k = 0; k < inputCount; k++) {
+    const [before, last, after] = boundParams(k);
+    params[before] = -UNBOUNDED;
+    params[last] = UNBOUNDED;
+    params[after] = UNBOUNDED;
+    params[completeParam(k)] = end;
+  }
+  for (const { k, side, ts } of found) {
+    const [before, last, after] = boundParams(Number(k));
+    if (Number(side) === 0) params[before] = Number(ts);
+    else if (Number(side) === 2) params[after] = Number(ts);
+    else {
+      params[last] = Number(ts);
+      params[completeParam(Number(k))] = Math.min(end, Number(ts) + 1);
+    }
+  }
+  return params;
 }
 
 function tooLong(field: string): BadRequestError {

@@ -13,6 +13,10 @@ import { FUNCTION_CALL_POINTS_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '..
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets } from '../meta/series-targets.ts';
 import type { EvaluatedPoint, EvaluationRequest } from './evaluate.ts';
+import { bindTombstones, contextsOf } from '../datapoints/read/datapoint-read-context.ts';
+import { FAMILY_SHAPES, familyOf } from '../datapoints/tables/families.ts';
+import type { QueryParams } from '../stores/columnar-params.ts';
+import { spanNeighboursSql } from './target-recompute.sql.ts';
 import type { KeptFunction } from './target-index.ts';
 
 /** A span [first, last] (inclusive, epoch ms) of an input's timestamps that changed. */
@@ -56,25 +60,20 @@ async function targetRef(deps: RecomputeDeps, access: Access, fn: KeptFunction):
 /**
  * The target windows that the changed spans reach: from each span's input's last point before
  * it to its first point after it (the neighbours every value in between is interpolated or
- * held from), widened by two buckets either way for an aggregate input.
+ * held from), widened by two buckets either way for an aggregate input. Read from the stored
+ * rows without waiting for queued ones (spanNeighboursSql says why that is safe).
  */
 export async function reachedWindows(deps: RecomputeDeps, access: Access, fn: KeptFunction, spans: readonly ChangedSpan[]): Promise<ReadWindow[]> {
   if (spans.length === 0) return [];
   const ids = [...new Set(spans.map((s) => s.seriesId))];
   const { targets } = await resolveSeriesTargets(deps.series, access, ids.map((id) => ({ id })), 'read');
-  const refOf = new Map(targets.flatMap((t) => (t ? [[t.seriesId, { seriesId: t.seriesId, valueType: t.valueType }] as const] : [])));
-  await deps.readBarrier(access.tenant, ids, ids.map(() => ({ start: -Infinity, end: Infinity })));
-  const windows: ReadWindow[] = [];
-  for (const span of spans) {
-    const ref = refOf.get(span.seriesId);
-    // An input this function cannot read: evaluation refuses it, and the whole target is redone once it can.
-    if (!ref) return [WHOLE_HISTORY];
-    const [before, after] = await Promise.all([
-      deps.store.readRaw(access.tenant, ref, { end: span.first, limit: 1 }),
-      deps.store.readRaw(access.tenant, ref, { start: span.last + 1, limit: 1 }),
-    ]);
-    let start = before.points.timestampMs[0] ?? TIMESTAMP_MS_MIN;
-    let end = (after.points.timestampMs[0] ?? TIMESTAMP_MS_MAX) + 1;
+  const valueTypeOf = new Map(targets.flatMap((t) => (t ? [[t.seriesId, t.valueType] as const] : [])));
+  // An input this function cannot read: evaluation refuses it, and the whole target is redone once it can.
+  if (spans.some((span) => !valueTypeOf.has(span.seriesId))) return [WHOLE_HISTORY];
+  const neighbours = await spanNeighbours(deps, access.tenant, spans, valueTypeOf);
+  const windows = spans.map((span, j): ReadWindow => {
+    let start = neighbours[j]?.before ?? TIMESTAMP_MS_MIN;
+    let end = (neighbours[j]?.after ?? TIMESTAMP_MS_MAX) + 1;
     for (const input of fn.inputs) {
       if (input.seriesId !== span.seriesId || input.granularity === undefined) continue;
       const granularity = parseGranularity(input.granularity);
@@ -83,9 +82,32 @@ export async function reachedWindows(deps: RecomputeDeps, access: Access, fn: Ke
       start = Math.min(start, twice.start);
       end = Math.max(end, twice.end);
     }
-    windows.push({ start: Math.max(TIMESTAMP_MS_MIN, start), end: Math.min(TIMESTAMP_MS_MAX + 1, end) });
-  }
+    return { start: Math.max(TIMESTAMP_MS_MIN, start), end: Math.min(TIMESTAMP_MS_MAX + 1, end) };
+  });
   return mergeWindows(windows);
+}
+
+/** Each span's input's last live timestamp before it and first after it (undefined: none), one statement for all. */
+async function spanNeighbours(deps: RecomputeDeps, tenant: string, spans: readonly ChangedSpan[], valueTypeOf: ReadonlyMap<number, ValueType>): Promise<{ before?: number; after?: number }[]> {
+  const contexts = await contextsOf(deps.store.columnar, tenant, [...valueTypeOf.keys()], deps.store.contexts);
+  const tombstones = bindTombstones(contexts.values());
+  const out: { before?: number; after?: number }[] = spans.map(() => ({}));
+  // MIXED series tell their numeric points apart after the dedup: no bound reads, the widest window.
+  const bounded = spans.flatMap((span, j) => (valueTypeOf.get(span.seriesId) === 'MIXED' ? [] : [j]));
+  if (bounded.length === 0) return out;
+  const params: Record<string, QueryParams[string]> = { tenant, ...tombstones.params };
+  bounded.forEach((j, n) => {
+    const span = spans[j] as ChangedSpan;
+    Object.assign(params, { [`sid_${n}`]: span.seriesId, [`first_${n}`]: span.first, [`last_${n}`]: span.last });
+  });
+  const shapes = bounded.map((j) => FAMILY_SHAPES[familyOf(valueTypeOf.get((spans[j] as ChangedSpan).seriesId) as ValueType)]);
+  const rows = await deps.store.columnar.query<{ j: number; side: number; ts: number }>(spanNeighboursSql(shapes, tombstones.form), params);
+  for (const row of rows) {
+    const at = out[bounded[Number(row.j)] as number] as { before?: number; after?: number };
+    if (Number(row.side) === 0) at.before = Number(row.ts);
+    else at.after = Number(row.ts);
+  }
+  return out;
 }
 
 /** Overlapping or touching windows joined, ascending. */

@@ -22,8 +22,8 @@ const TOMBSTONE_ROWS = `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z
  * the highest write version, as FINAL keeps it. `condition` names keys only (tenant, series,
  * time); it is applied to both sides before the dedup.
  */
-function rawRowsSource(shape: FamilyShape, condition: string, queued: boolean, queuedParam = 'queued_rows'): { from: string; where: string } {
-  if (!queued) return { from: `${shape.rawTable} FINAL`, where: condition };
+function rawRowsSource(shape: FamilyShape, condition: string, queued: boolean, queuedParam = 'queued_rows', final = true): { from: string; where: string } {
+  if (!queued) return { from: final ? `${shape.rawTable} FINAL` : shape.rawTable, where: condition };
   const values = shape.rawValueColumns;
   const stored = `SELECT tenant, series_id, ts, version AS q_version, ${values.map((c) => `${c} AS q_${c}`).join(', ')}
     FROM ${shape.rawTable} FINAL WHERE ${condition}`;
@@ -48,6 +48,14 @@ export interface LiveRowsOptions {
   queued?: boolean;
   /** The name they are bound by, where one statement reads several families' (queued-rows.ts bindQueued). @default 'queued_rows' */
   queuedParam?: string;
+  /**
+   * false: the stored rows as they lie, every version of a point (no FINAL), so an ordered
+   * read with a LIMIT stops after a few granules. For finding which timestamps hold live
+   * points, never their values: a live row (past every tombstone covering it) means its
+   * point is live, since a newer version only raises the version the tombstones compare.
+   * Not with `queued` or `rowFilter`. @default true
+   */
+  final?: boolean;
 }
 
 /**
@@ -57,7 +65,7 @@ export interface LiveRowsOptions {
  * 0). The statement's columns stay unqualified: the joined ones all start with tomb_.
  */
 export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm, options: LiveRowsOptions = {}): string {
-  const source = rawRowsSource(shape, condition, options.queued === true, options.queuedParam);
+  const source = rawRowsSource(shape, condition, options.queued === true, options.queuedParam, options.final ?? true);
   const filter = where(source.where, options.rowFilter ?? '');
   if (form === 'none') return `FROM ${source.from}${filter ? `\nWHERE ${filter}` : ''}`;
   if (form === 'list') {
