@@ -23,12 +23,20 @@ import { reachedWindows, recomputeTarget, stopsRecompute, WHOLE_HISTORY, type Ch
 
 /** How long a change waits for the ones right behind it before its recompute starts. */
 export const TARGET_DEBOUNCE_MS = 20;
+/**
+ * A function's next recompute waits at least as long as its last one took: under a steady
+ * ingest each recompute then takes the changes of twice its own time, and one function keeps
+ * at most half a core busy, whatever the rate of its inputs' batches.
+ */
+const DUTY_SHARE = 0.5;
 /** Recomputes running at once, over all functions (each one is several engine statements). */
 export const TARGET_RECOMPUTES_MAX = 2;
-/** Changed spans kept apart per function; beyond, they are joined into one. */
-const SPANS_MAX = 64;
+/** Changed spans of one input kept apart; beyond, a new one joins the nearest (addSpan). */
+const SPANS_PER_SERIES = 4;
 const RETRY_MS_MIN = 1_000;
 const RETRY_MS_MAX = 30_000;
+/** A recompute longer than this is logged with where its time went. */
+const SLOW_RECOMPUTE_MS = 1_000;
 /** Lags kept for stats(). */
 const LAGS_KEPT = 4_096;
 
@@ -59,6 +67,8 @@ interface Work {
   state: 'idle' | 'waiting' | 'queued' | 'running';
   retryMs: number;
   removed: boolean;
+  /** Before when the next recompute may not start (DUTY_SHARE), epoch ms. */
+  restUntil: number;
 }
 
 export interface TargetMaintainerStats {
@@ -165,14 +175,14 @@ export class TargetMaintainer {
     const key = `${tenant}/${fn.id}`;
     let work = this.works.get(key);
     if (!work) {
-      work = { tenant, functionId: fn.id, spans: [], whole: false, since: undefined, stopped: fn.targetStatus?.['status'] === 'stopped', reason: fn.targetStatus?.['reason'] as string | undefined, state: 'idle', retryMs: RETRY_MS_MIN, removed: false };
+      work = { tenant, functionId: fn.id, spans: [], whole: false, since: undefined, stopped: fn.targetStatus?.['status'] === 'stopped', reason: fn.targetStatus?.['reason'] as string | undefined, state: 'idle', retryMs: RETRY_MS_MIN, removed: false, restUntil: 0 };
       this.works.set(key, work);
     }
     work.removed = false;
     work.since = Math.min(work.since ?? at, at);
     if (change === 'whole') work.whole = true;
     else if (!work.whole) addSpan(work.spans, change);
-    if (work.state === 'idle') this.wait(work, TARGET_DEBOUNCE_MS);
+    if (work.state === 'idle') this.wait(work, Math.max(TARGET_DEBOUNCE_MS, work.restUntil - at));
   }
 
   private wait(work: Work, delayMs: number): void {
@@ -206,10 +216,16 @@ export class TargetMaintainer {
     work.since = undefined;
     const fn = work.removed ? undefined : (await this.index.of(work.tenant).catch(() => undefined))?.functions.get(work.functionId);
     if (!fn) return this.forget(work);
+    const started = Date.now();
     try {
       const access = await accessOfRun(this.deps.db, work.tenant, fn.runGrants);
       const windows = whole ? [WHOLE_HISTORY] : await reachedWindows(this.deps, access, fn, spans);
+      const reachMs = Date.now() - started;
       const report = await recomputeTarget(this.deps, access, fn, windows);
+      const tookMs = Date.now() - started;
+      if (tookMs > SLOW_RECOMPUTE_MS) {
+        this.deps.log.info({ tenant: work.tenant, function: fn.externalId, ms: { total: tookMs, reach: reachMs, ...mapValues(report.ms, Math.round) }, windows: windows.length, whole, written: report.written, deleted: report.deleted }, 'a slow recompute of a function\'s target');
+      }
       this.counts.recomputes++;
       this.counts.pointsWritten += report.written;
       this.counts.pointsDeleted += report.deleted;
@@ -233,7 +249,9 @@ export class TargetMaintainer {
         return this.wait(work, delay);
       }
     }
-    if (work.whole || work.spans.length > 0) this.wait(work, TARGET_DEBOUNCE_MS);
+    const ended = Date.now();
+    work.restUntil = ended + (ended - started) * (1 - DUTY_SHARE) / DUTY_SHARE;
+    if (work.whole || work.spans.length > 0) this.wait(work, Math.max(TARGET_DEBOUNCE_MS, work.restUntil - ended));
     else work.state = 'idle';
   }
 
@@ -263,27 +281,38 @@ export class TargetMaintainer {
   }
 }
 
-/** Adds a span to a function's list, joining it with one of the same series it overlaps; past SPANS_MAX all of a series join. */
+function mapValues<T extends Record<string, number>>(values: T, f: (x: number) => number): T {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, f(v)])) as T;
+}
+
+/**
+ * Adds a span to a function's list: joined with an overlapping or touching one of the same
+ * series, or, past SPANS_PER_SERIES spans of the series, with the nearest. A joined span
+ * reaches everything between its parts, which is recomputed too: more work for one recompute,
+ * but concurrent writers' interleaved batches (each a span of its own, gaps between them)
+ * stay a few neighbour reads instead of hundreds.
+ */
 function addSpan(spans: ChangedSpan[], span: ChangedSpan): void {
-  for (const s of spans) {
-    if (s.seriesId === span.seriesId && span.first <= s.last + 1 && span.last >= s.first - 1) {
-      s.first = Math.min(s.first, span.first);
-      s.last = Math.max(s.last, span.last);
-      return;
-    }
+  const same = spans.filter((s) => s.seriesId === span.seriesId);
+  const overlapping = same.find((s) => span.first <= s.last + 1 && span.last >= s.first - 1);
+  const into = overlapping ?? (same.length >= SPANS_PER_SERIES ? nearest(same, span) : undefined);
+  if (!into) {
+    spans.push({ ...span });
+    return;
   }
-  spans.push({ ...span });
-  if (spans.length > SPANS_MAX) {
-    const bySeries = new Map<number, ChangedSpan>();
-    for (const s of spans) {
-      const j = bySeries.get(s.seriesId);
-      if (j) {
-        j.first = Math.min(j.first, s.first);
-        j.last = Math.max(j.last, s.last);
-      } else {
-        bySeries.set(s.seriesId, { ...s });
-      }
-    }
-    spans.splice(0, spans.length, ...bySeries.values());
+  into.first = Math.min(into.first, span.first);
+  into.last = Math.max(into.last, span.last);
+  // The widened span may now overlap others of its series: join them too.
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const other = spans[i] as ChangedSpan;
+    if (other === into || other.seriesId !== into.seriesId || other.first > into.last + 1 || other.last < into.first - 1) continue;
+    into.first = Math.min(into.first, other.first);
+    into.last = Math.max(into.last, other.last);
+    spans.splice(i, 1);
   }
+}
+
+function nearest(spans: readonly ChangedSpan[], span: ChangedSpan): ChangedSpan {
+  const gap = (s: ChangedSpan) => Math.max(0, s.first - span.last, span.first - s.last);
+  return spans.reduce((best, s) => (gap(s) < gap(best) ? s : best));
 }

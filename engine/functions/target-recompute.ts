@@ -39,6 +39,8 @@ export interface RecomputeDeps {
 export interface RecomputeReport {
   written: number;
   deleted: number;
+  /** Milliseconds spent evaluating, reading the target, writing (the log's append and deletes). */
+  ms: { evaluate: number; read: number; write: number };
 }
 
 /** Whole history: a function computed afresh (new, changed, or after a stop). */
@@ -125,13 +127,21 @@ export function mergeWindows(windows: readonly ReadWindow[]): ReadWindow[] {
 /** Recomputes `windows` of the function's target with `access` (the function's grants, expanded now). */
 export async function recomputeTarget(deps: RecomputeDeps, access: Access, fn: KeptFunction, windows: readonly ReadWindow[]): Promise<RecomputeReport> {
   const target = await targetRef(deps, access, fn);
-  const report: RecomputeReport = { written: 0, deleted: 0 };
+  const report: RecomputeReport = { written: 0, deleted: 0, ms: { evaluate: 0, read: 0, write: 0 } };
+  let at = performance.now();
+  const lap = (phase: keyof RecomputeReport['ms']) => {
+    const now = performance.now();
+    report.ms[phase] += now - at;
+    at = now;
+  };
   for (const window of windows) {
     for (let start = window.start; start < window.end;) {
       const page = await deps.evaluate(access, { expression: fn.expression, start, end: window.end, limit: FUNCTION_CALL_POINTS_MAX });
+      lap('evaluate');
       const end = page.length === FUNCTION_CALL_POINTS_MAX ? (page[page.length - 1] as EvaluatedPoint).timestamp + 1 : window.end;
       const wanted = targetPoints(target, page);
       const current = await readTarget(deps, access.tenant, target, { start, end });
+      lap('read');
       const { changed, stale, staleCount } = difference(wanted, current);
       if (changed.timestampMs.length > 0) {
         await deps.chargeDatapoints(access.tenant, changed.timestampMs.length);
@@ -142,6 +152,7 @@ export async function recomputeTarget(deps: RecomputeDeps, access: Access, fn: K
         await deps.store.deleteRanges(access.tenant, stale.map(([first, last]) => ({ seriesId: target.seriesId, inclusiveBeginMs: first, exclusiveEndMs: last + 1 })));
         report.deleted += staleCount;
       }
+      lap('write');
       start = end;
     }
   }
