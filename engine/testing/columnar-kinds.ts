@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type t from 'tap';
 import { embeddedColumnarPath } from '../datapoints/datapoint-store.ts';
+import { openColumnarStore, type ColumnarStore } from '../stores/columnar.ts';
 import { startClickHouseHttpFixture } from './clickhouse-http-fixture.ts';
 
 export type ColumnarKind = 'chdb' | 'clickhouse';
@@ -29,4 +30,19 @@ export async function columnarConfig(test: typeof t, name: string, kind: Columna
   const fixture = await startClickHouseHttpFixture({ path: embeddedColumnarPath(dataDir), database: 'server' });
   test.teardown(() => fixture.stop());
   return { dataDir, clickhouse: { url: fixture.url, database: 'server' } };
+}
+
+/**
+ * Both columnar stores in this process, on one engine (chdb binds one data directory per
+ * process): the embedded store in database `default`, and ServerColumnarStore through the
+ * fixture in database `server`. For tests of SQL run on the seam directly; each store sees
+ * only its own database's tables.
+ */
+export async function columnarStores(test: typeof t, name: string): Promise<{ kind: ColumnarKind; store: ColumnarStore }[]> {
+  const config = await columnarConfig(test, name, 'clickhouse');
+  const server = await openColumnarStore({ engine: 'clickhouse', ...(config.clickhouse as NonNullable<ColumnarConfig['clickhouse']>) });
+  test.teardown(() => server.close());
+  const embedded = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(config.dataDir) });
+  test.teardown(() => embedded.close());
+  return [{ kind: 'chdb', store: embedded }, { kind: 'clickhouse', store: server }];
 }
