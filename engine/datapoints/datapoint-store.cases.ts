@@ -222,4 +222,22 @@ export async function datapointStoreCases(kind: ColumnarKind): Promise<void> {
     t.equal(mine(await store.runMaintenance({ quietMs: 0 })), 1, 'once quiet, folded');
     t.same((await store.aggregate(tenant, ref, hourly)).buckets.map((b) => b.count), [30], 'from the rollups, exactly');
   });
+
+  t.test('a read of a series with 20,000 pending tombstones answers exactly (past a server URL\'s 1 MiB of bound values)', async (t) => {
+    const tenant = tenantOf();
+    const ref: SeriesRef = { seriesId: 1_234_567_890, valueType: 'FLOAT' };
+    await store.insert(batch(tenant, [floatSeries(ref.seriesId, times(40_000), (i) => i)]));
+    // Two requests of ITEMS_PER_REQUEST_MAX disjoint ranges, one point each, before any purge.
+    // Last of the cases, so no maintenance runs after it: a maintenance round over this many
+    // tombstones of one series asked the engine for 25 GiB (an arrayExists over every tombstone,
+    // per row) and failed, in process as through a server.
+    for (const request of [0, 1]) {
+      await store.deleteRanges(tenant, Array.from({ length: 10_000 }, (_, i) => ({ seriesId: ref.seriesId, inclusiveBeginMs: T0 + (request * 10_000 + i) * 2000, exclusiveEndMs: T0 + (request * 10_000 + i) * 2000 + 1 })));
+    }
+    const { points } = await store.readRaw(tenant, ref, all);
+    t.equal(points.timestampMs.length, 20_000);
+    t.equal(points.timestampMs[0], T0 + 1000, 'the first point left is the first odd second');
+    const options = { start: T0, end: T0 + 86_400_000, granularity: '1d', aggregates: ['COUNT'], limit: 2 } as const;
+    t.equal((await store.aggregate(tenant, ref, options)).buckets.reduce((sum, b) => sum + (b.count ?? 0), 0), 20_000);
+  });
 }

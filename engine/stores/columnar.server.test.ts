@@ -81,6 +81,14 @@ t.test('JS columns bound as ColumnSource are read by the server, exactly', async
   t.equal(table.getChild('v')?.get(0), (count - 1) / 3, 'an Arrow read of a source');
 });
 
+t.test('bound values past a server URL\'s 1 MiB are sent in the statement, with the same types and values', async (t) => {
+  const ids = Array.from({ length: 100_000 }, (_, i) => BigInt(i) * 92_233_720_368_547n);
+  const names = Array.from({ length: 20_000 }, (_, i) => `o'k\\${i}`);
+  const [row] = await store.query<Record<string, string>>(`SELECT toString(length({ids:Array(UInt64)})) AS n, toString(arrayElement({ids:Array(UInt64)}, -1)) AS last,
+  toTypeName({ids:Array(UInt64)}) AS type, arrayElement({names:Array(String)}, 20000) AS name, {tenant:String} AS tenant`, { ids, names, tenant: "a'" });
+  t.same(row, { n: '100000', last: String(ids[99_999]), type: 'Array(UInt64)', name: "o'k\\19999", tenant: "a'" });
+});
+
 t.test('identifiers are refused, and engine errors reject while the store still answers', async (t) => {
   await t.rejects(store.insertColumns({ table: 'seam; DROP TABLE seam', targetColumns: ['id'], select: '1', columns: [{ name: 'x', type: 'UInt8', data: Uint8Array.of(1) }] }), { message: /not an SQL identifier/ });
   await t.rejects(store.query('SELECT no_such_column FROM seam'), { code: '47' });

@@ -17,7 +17,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { Table, tableFromIPC } from 'apache-arrow';
 import { renderParams } from './columnar-literal.ts';
 import { ColumnSource, type InsertColumn, type InsertColumnType, type QueryParams } from './columnar-params.ts';
-import { arrowStreamOf, columnsStructure, inlineColumnSources } from './server-columns.ts';
+import { arrowStreamOf, columnsStructure } from './server-columns.ts';
+import { serverStatement } from './server-statement.ts';
 
 export type { InsertColumn, InsertColumnType } from './columnar-params.ts';
 
@@ -325,25 +326,14 @@ class ServerColumnarStore implements ColumnarStore {
     }));
   }
 
-  /** The statement as sent: ColumnSources inlined, and what that asks of the server's settings. */
-  private request(sql: string, values: QueryParams | undefined) {
-    const inlined = inlineColumnSources(sql, values);
-    return {
-      query: inlined.sql,
-      query_params: inlined.values as Record<string, unknown> | undefined,
-      // The client's settings type holds max_query_size as a string (a UInt64 setting).
-      settings: inlined.queryBytesMax === undefined ? {} : { max_query_size: String(inlined.queryBytesMax) },
-    };
-  }
-
   async query<Row>(sql: string, values?: QueryParams): Promise<Row[]> {
-    const { query, query_params, settings } = this.request(sql, values);
+    const { query, query_params, settings } = serverStatement(sql, values);
     const result = await this.client.query({ query, query_params, format: 'JSONEachRow', clickhouse_settings: settings });
     return result.json<Row>();
   }
 
   async queryArrow(sql: string, values?: QueryParams): Promise<Table> {
-    const { query, query_params, settings } = this.request(sql, values);
+    const { query, query_params, settings } = serverStatement(sql, values);
     const result = await this.client.exec({
       query: `${query}\nFORMAT ArrowStream`,
       query_params,
@@ -356,7 +346,7 @@ class ServerColumnarStore implements ColumnarStore {
   }
 
   async queryBytes(sql: string, values?: QueryParams): Promise<Uint8Array> {
-    const { query, query_params, settings } = this.request(sql, values);
+    const { query, query_params, settings } = serverStatement(sql, values);
     const result = await this.client.exec({ query: `${query}\nFORMAT RawBLOB`, query_params, clickhouse_settings: settings });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
@@ -364,7 +354,7 @@ class ServerColumnarStore implements ColumnarStore {
   }
 
   async command(sql: string, values?: QueryParams): Promise<void> {
-    const { query, query_params, settings } = this.request(sql, values);
+    const { query, query_params, settings } = serverStatement(sql, values);
     await this.client.command({ query, query_params, clickhouse_settings: settings });
   }
 

@@ -7,16 +7,12 @@
 // float parsing, precise_float_parsing = 0 by default), and in the statement's text, not a
 // bound value: bound values travel in the URL, which a server caps at http_max_uri_size (1 MiB
 // by default), while an aggregate input may carry FUNCTION_CALL_POINTS_MAX (100,000) buckets,
-// 2.1 MB of base64. The statement's max_query_size is raised to its length instead.
+// 2.1 MB of base64 (server-statement.ts raises the statement's max_query_size to fit).
 import { Table, Utf8, makeVector, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { stringLiteral } from './columnar-literal.ts';
 import { ColumnSource, type InsertColumn, type InsertColumnType, type QueryParams } from './columnar-params.ts';
 
 const INPUT_TYPE: Record<InsertColumnType, string> = { Float64: 'Float64', Int64: 'Int64', Int32: 'Int32', UInt8: 'UInt8', String: 'String' };
-
-/** A server's default max_query_size (256 KiB); a statement under it sends no setting. */
-const SERVER_QUERY_BYTES_DEFAULT = 262_144;
-const QUERY_BYTES_HEADROOM = 4096;
 
 function arrowVector(column: InsertColumn): Vector {
   // makeVector keeps the typed array's own type: Float64Array -> Float64, BigInt64Array ->
@@ -40,8 +36,6 @@ export interface InlinedStatement {
   sql: string;
   /** The bound values left once the ColumnSources are in the text. */
   values: QueryParams | undefined;
-  /** max_query_size the statement needs, when over the server's default. */
-  queryBytesMax?: number;
 }
 
 /** The statement with each arrowstream({name:ColumnSource}) replaced by its columns inline. */
@@ -58,7 +52,5 @@ export function inlineColumnSources(sql: string, values: QueryParams | undefined
     text = text.replaceAll(placeholder, () => inline);
     delete rest[param];
   }
-  // Headroom past the text for what the driver adds (`FORMAT JSONEachRow`, ...).
-  const queryBytes = Buffer.byteLength(text, 'utf8') + QUERY_BYTES_HEADROOM;
-  return { sql: text, values: rest, queryBytesMax: queryBytes > SERVER_QUERY_BYTES_DEFAULT ? queryBytes : undefined };
+  return { sql: text, values: rest };
 }
