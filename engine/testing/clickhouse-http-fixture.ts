@@ -9,7 +9,10 @@
 //
 // chdb is one engine per process, bound to one data directory: a test that also opens the
 // embedded columnar store must give the fixture the same path (a Session on a second path is
-// refused: "only one active data directory per process"). Keep the two apart with a database:
+// refused: "only one active data directory per process"; it opens only once every Session of
+// the first is closed and chdb's drainPending() has resolved). Sessions on the same path share
+// the engine and its tables, each with its own settings and current database (chdb 3.4, checked
+// here). Keep the two apart with a database:
 // the fixture serves its own (`database`, created at start) and the embedded store uses
 // `default`. Each request runs on a Session of its own, so its settings and USE end with it;
 // one anchor Session stays open so the engine is not torn down between requests.
