@@ -1,5 +1,6 @@
-// Child process for group-commit.crash.test.ts: ingests through a GroupCommitLog into the
-// embedded store at DATA_DIR with several concurrent writers, printing each acknowledged
+// Child process for group-commit.crash.cases.ts: ingests through a GroupCommitLog into the
+// embedded store at DATA_DIR, or the ClickHouse server at CLICKHOUSE_URL (database
+// CLICKHOUSE_DATABASE) when given, with several concurrent writers, printing each acknowledged
 // append ("ACK <seriesId> <firstTimestampMs> <pointCount>"; every value equals the series id)
 // until the parent kills it with SIGKILL.
 import { logger } from '../log.ts';
@@ -10,7 +11,9 @@ const T0 = 1_700_000_000_000;
 const POINTS = 2_000;
 const dataDir = process.env['DATA_DIR'] as string;
 const quiet = logger.child({ test: 'group-commit-crash-child' }, { level: 'silent' });
-const store = await openDatapointStore({ dataDir }, { logger: quiet, maintenanceIntervalMs: 50 });
+const url = process.env['CLICKHOUSE_URL'];
+const clickhouse = url ? { url, database: process.env['CLICKHOUSE_DATABASE'] as string } : undefined;
+const store = await openDatapointStore({ dataDir, clickhouse }, { logger: quiet, maintenanceIntervalMs: 50 });
 const log = new GroupCommitLog({ store, nextWriteVersion: () => store.writeVersions.next(), logger: quiet, commitIntervalMinMs: 5 });
 process.stdout.write('STARTED\n');
 

@@ -2,7 +2,7 @@
 // bound values (also hostile strings), Arrow column inserts of every column type, row and
 // Arrow reads with exact 64-bit integers, identifiers refused unless they look like one,
 // ping, and data surviving close and reopen. Method: a real chdb engine in a temp dir.
-// The ClickHouse server side is typechecked only (no server can be installed here).
+// The ClickHouse server side is columnar.server.test.ts (through the HTTP fixture).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

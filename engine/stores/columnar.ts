@@ -2,8 +2,9 @@
 // engines"): one interface over the ClickHouse engine in process (npm chdb, a Session on
 // DATA_DIR/clickhouse) and a ClickHouse server (@clickhouse/client). Callers write one SQL
 // text with {name:Type} placeholders; values are always bound, never spliced. The only
-// difference kept here is where inserted columns come from: chdb reads JS memory through
-// arrowstream('<name>'), a server reads an Arrow IPC body through input('<structure>').
+// difference kept here is where JS columns come from: chdb reads them in memory through
+// arrowstream('<name>'); a server reads an insert's as an Arrow IPC body through
+// input('<structure>'), and a statement's ColumnSource inlined in its text (server-columns.ts).
 //
 // Why not chdb/connection under @clickhouse/client for both: that Connection turns every
 // insert body into a string appended to the SQL text (no binary formats, no Arrow), so the
@@ -13,9 +14,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { Table, Utf8, makeVector, tableFromIPC, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
+import { Table, tableFromIPC } from 'apache-arrow';
 import { renderParams } from './columnar-literal.ts';
 import { ColumnSource, type InsertColumn, type InsertColumnType, type QueryParams } from './columnar-params.ts';
+import { arrowStreamOf, columnsStructure } from './server-columns.ts';
+import { serverStatement } from './server-statement.ts';
 
 export type { InsertColumn, InsertColumnType } from './columnar-params.ts';
 
@@ -39,8 +42,10 @@ export interface ColumnarInsert {
 export interface ColumnarStore {
   readonly kind: 'chdb' | 'clickhouse';
   /**
-   * Whether statements may read JS columns bound as ColumnSource (`arrowstream({name:ColumnSource})`):
-   * the engine in process only; a server cannot reach this process's memory.
+   * Whether reads should take JS columns bound as ColumnSource (`arrowstream({name:ColumnSource})`)
+   * where they could wait for an insert instead: the engine in process reads them in place; a
+   * server gets a copy in the statement's text (server-columns.ts), which suits a few thousand
+   * aggregate buckets but not every read of queued points.
    */
   readonly readsColumnSources: boolean;
   /** Rows of a SELECT as objects (JSONEachRow). 64-bit integers may arrive as numbers or strings
@@ -297,16 +302,12 @@ class ChdbColumnarStore implements ColumnarStore {
 
 // ---- ClickHouse server ----------------------------------------------------------------------
 
-function arrowVector(column: InsertColumn): Vector {
-  // makeVector keeps the typed array's own type: Float64Array -> Float64, BigInt64Array ->
-  // Int64, Int32Array -> Int32, Uint8Array -> Uint8.
-  return column.type === 'String' ? vectorFromArray(column.data as string[], new Utf8()) : makeVector(column.data);
-}
-
-const INPUT_TYPE: Record<InsertColumnType, string> = { Float64: 'Float64', Int64: 'Int64', Int32: 'Int32', UInt8: 'UInt8', String: 'String' };
-
 class ServerColumnarStore implements ColumnarStore {
   readonly kind = 'clickhouse';
+  /**
+   * A server gets a ColumnSource's columns copied into the statement (server-columns.ts), so the
+   * data point engine does not read queued points that way: its reads wait for their inserts.
+   */
   readonly readsColumnSources = false;
 
   private constructor(private readonly client: ClickHouseClient) {}
@@ -326,15 +327,17 @@ class ServerColumnarStore implements ColumnarStore {
   }
 
   async query<Row>(sql: string, values?: QueryParams): Promise<Row[]> {
-    const result = await this.client.query({ query: sql, query_params: values as Record<string, unknown>, format: 'JSONEachRow' });
+    const { query, query_params, settings } = serverStatement(sql, values);
+    const result = await this.client.query({ query, query_params, format: 'JSONEachRow', clickhouse_settings: settings });
     return result.json<Row>();
   }
 
   async queryArrow(sql: string, values?: QueryParams): Promise<Table> {
+    const { query, query_params, settings } = serverStatement(sql, values);
     const result = await this.client.exec({
-      query: `${sql}\nFORMAT ArrowStream`,
-      query_params: values as Record<string, unknown>,
-      clickhouse_settings: { output_format_arrow_compression_method: 'none' },
+      query: `${query}\nFORMAT ArrowStream`,
+      query_params,
+      clickhouse_settings: { ...settings, output_format_arrow_compression_method: 'none' },
     });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
@@ -343,26 +346,24 @@ class ServerColumnarStore implements ColumnarStore {
   }
 
   async queryBytes(sql: string, values?: QueryParams): Promise<Uint8Array> {
-    const result = await this.client.exec({ query: `${sql}\nFORMAT RawBLOB`, query_params: values as Record<string, unknown> });
+    const { query, query_params, settings } = serverStatement(sql, values);
+    const result = await this.client.exec({ query: `${query}\nFORMAT RawBLOB`, query_params, clickhouse_settings: settings });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
 
   async command(sql: string, values?: QueryParams): Promise<void> {
-    await this.client.command({ query: sql, query_params: values as Record<string, unknown> });
+    const { query, query_params, settings } = serverStatement(sql, values);
+    await this.client.command({ query, query_params, clickhouse_settings: settings });
   }
 
   async insertColumns(insert: ColumnarInsert): Promise<void> {
     const head = insertHead(insert);
-    const structure = insert.columns.map((c) => `${c.name} ${INPUT_TYPE[c.type]}`).join(', ');
-    const vectors: Record<string, Vector> = {};
-    for (const column of insert.columns) vectors[column.name] = arrowVector(column);
-    const body = tableToIPC(new Table(vectors), 'stream');
     const result = await this.client.exec({
-      query: `${head} FROM input('${structure}')${insertSettings(insert)} FORMAT ArrowStream`,
+      query: `${head} FROM input('${columnsStructure(insert.columns)}')${insertSettings(insert)} FORMAT ArrowStream`,
       query_params: insert.params as Record<string, unknown>,
-      values: Readable.from([Buffer.from(body)]),
+      values: Readable.from([Buffer.from(arrowStreamOf(insert.columns))]),
     });
     for await (const _ of result.stream) { /* drain the (empty) answer */ }
   }
