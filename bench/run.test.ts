@@ -1,8 +1,9 @@
 // Goal: `make bench` cannot rot. Method: the whole orchestrator at the tiny size, the service
 // as a child process, the peers that are installed (nothing is installed from a test), the
 // report written to temp files; every answer must check out. No figure is asserted: timings
-// depend on the machine.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// depend on the machine. The metadata and data point suites run here, the others in
+// run-suites.test.ts: all of them in one file took 280-300 s of the runner's 300 s per file.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -19,15 +20,15 @@ t.test('options', async (t) => {
   t.throws(() => parseBenchOptions(['--size', 'large', '--suite', 'metadata'], {}), /size large is the datapoints suite's only/);
 });
 
-t.test('tiny run of every suite, answers checked, report written', async (t) => {
+t.test('tiny run of the metadata and data point suites, answers checked, report written', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const opts = {
-    ...parseBenchOptions(['--size', 'tiny', '--no-install', '--results', path.join(dir, 'RESULTS.md'), '--html', path.join(dir, 'report.html')], {}),
+    ...parseBenchOptions(['--suite', 'metadata,datapoints', '--size', 'tiny', '--no-install', '--results', path.join(dir, 'RESULTS.md'), '--html', path.join(dir, 'report.html')], {}),
     log: (line: string) => t.comment(line),
   };
   const { result, table } = await runBench(opts);
-  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions']);
+  t.same(result.suites.map((s) => s.suite), ['metadata', 'datapoints']);
 
   const metadata = result.suites[0];
   t.same(metadata?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
@@ -81,37 +82,6 @@ t.test('tiny run of every suite, answers checked, report written', async (t) => 
     if (!endpointsMissing && !arrowEgressUnsupported) t.equal(figure?.checked, true, `${key}: every point checked`);
   }
   if (endpointsMissing) t.comment('POST /timeseries/data is not there yet: our data point figures are skipped, peers still ran');
-
-  const graph = result.suites[2];
-  t.same(graph?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
-    ['create-rate', true], ['cross-rate', true], ['byids', true], ['filter', true], ['delete-leaf', true], ['delete-subtree', true], ['delete-refused', true],
-  ], 'graph answers checked');
-
-  const events = result.suites[3];
-  t.same(events?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
-    ['create-rate', true], ['copy-rate', true], ['create-vs-copy', true], ['filter-type-window', true], ['stream', true], ['advanced', true],
-    ['search', true], ['count', true], ['distinct', true], ['rss-start', undefined], ['rss-peak', undefined], ['rss-end', undefined],
-  ], 'events answers checked');
-  t.ok((events?.metrics.find((m) => m.key === 'rss-peak')?.figures.plantdata?.value ?? 0) > 0, 'events: RSS sampled during the load');
-
-  const files = result.suites[4];
-  t.same(files?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [['upload', true], ['download', true], ['rss-growth', undefined]], 'files: SHA-256 checked both ways');
-  t.same(files?.notes, [], 'files: no wrong answer');
-
-  const subscriptions = result.suites[5];
-  t.same(subscriptions?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
-    ['latency-p50', true], ['latency-p99', true], ['ingest-ratio', true], ['lost-after-kill', true],
-  ], 'subscriptions: every delivered point checked against what was written');
-  t.equal(subscriptions?.metrics.find((m) => m.key === 'lost-after-kill')?.figures.plantdata?.value, 0, 'subscriptions: no acknowledged write lost across kill -9');
-
-  const consoleSuite = result.suites[7];
-  if (existsSync('/usr/bin/chromium')) {
-    t.same(consoleSuite?.metrics.map((m) => [m.key, m.figures.plantdata?.checked]), [
-      ['chart-whole-range', true], ['chart-window', true], ['live-lag', true], ['live-heap-growth', true],
-    ], 'console: every drawn chart checked, no live point lost');
-  } else {
-    t.match(consoleSuite?.notes.join('\n') ?? '', /not measured: \/usr\/bin\/chromium is missing/, 'console: not measured without chromium, and says why');
-  }
 
   const runFiles = readdirSync(path.join(dir, 'history'));
   t.equal(runFiles.length, 1, 'the run recorded as one file under history/');
