@@ -100,6 +100,57 @@ t.test('with Accept: the Arrow stream type, the same points as one record batch 
   t.ok(json.body.items[0].datapoints.some((p: object) => 'error' in p), 'error points included');
 });
 
+t.test('aggregates over a function: its points folded into buckets, paged by bucket, the same as Arrow', async (t) => {
+  const { token } = tenant();
+  await setUp(token);
+  await ok(await call(t, 'POST', '/functions/create', { token, body: { items: [{ externalId: 'ratio', name: 'ratio', expression: "ts{externalId='power'} / ts{externalId='flow'}" }] } }), 201);
+  const [start, end] = [T0 + 3_500, T0 + 470_000];
+  const raw = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'ratio', start: T0, end, limit: 10_000 }] } });
+  await ok(raw);
+  // The reference: the raw answer's values folded here, buckets of 30 s from start rounded down to the unit (a second).
+  const first = Math.floor(start / 1000) * 1000;
+  const buckets = new Map<number, number[]>();
+  for (const p of raw.body.items[0].datapoints as { timestamp: number; value?: number }[]) {
+    if (p.value === undefined || p.timestamp < first) continue;
+    const b = first + Math.floor((p.timestamp - first) / 30_000) * 30_000;
+    buckets.set(b, [...(buckets.get(b) ?? []), p.value]);
+  }
+  const want = [...buckets].map(([timestamp, values]) => ({
+    timestamp, average: values.reduce((a, b) => a + b, 0) / values.length, min: Math.min(...values), max: Math.max(...values), count: values.length, sum: values.reduce((a, b) => a + b, 0),
+  }));
+  t.ok(want.length > 10, `${want.length} buckets`);
+  const pages: { timestamp: number; average: number; min: number; max: number; count: number; sum: number }[] = [];
+  let cursor: string | undefined;
+  let calls = 0;
+  do {
+    const res = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'ratio', start, end, granularity: '30s', aggregates: ['AVG', 'MIN', 'MAX', 'COUNT', 'SUM'], limit: 4, ...(cursor ? { cursor } : {}) }] } });
+    await ok(res);
+    pages.push(...res.body.items[0].datapoints);
+    cursor = res.body.items[0].nextCursor;
+    calls++;
+  } while (cursor && calls < 100);
+  t.equal(calls, Math.ceil(want.length / 4), 'pages of 4 buckets');
+  t.equal(pages.length, want.length, 'every bucket once');
+  const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const wrong = pages.findIndex((p, i) => {
+    const w = want[i] as typeof p;
+    return p.timestamp !== w.timestamp || p.count !== w.count || !close(p.sum, w.sum) || !close(p.average, w.average) || p.min !== w.min || p.max !== w.max;
+  });
+  t.equal(wrong, -1, wrong < 0 ? 'each bucket the reference\'s' : `bucket ${wrong}: ${JSON.stringify(pages[wrong])} vs ${JSON.stringify(want[wrong])}`);
+  const body = { items: [{ externalId: 'ratio', start, end, granularity: '30s', aggregates: ['count', 'average'], limit: 1000 }, { externalId: 'ratio', start, end: start + 5000 }] };
+  const json = await call(t, 'POST', '/functions/call', { token, body });
+  await ok(json);
+  t.strictSame(Object.keys(json.body.items[0].datapoints[0]).sort(), ['average', 'count', 'timestamp'], 'the aggregates asked for');
+  const res = await fetch(`${srv.url}/functions/call`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/vnd.apache.arrow.stream' } });
+  const batches = [...RecordBatchReader.from(new Uint8Array(await res.arrayBuffer()))];
+  t.strictSame(batches[0]?.schema.fields.map((f) => f.name), ['id', 'externalId', 'timestamp', 'value', 'error', 'average', 'count'], 'columns of the aggregates asked for');
+  const rows = Array.from({ length: batches[0]?.numRows ?? 0 }, (_, i) => ({
+    timestamp: Number(batches[0]?.getChild('timestamp')?.get(i)), average: batches[0]?.getChild('average')?.get(i), count: Number(batches[0]?.getChild('count')?.get(i)),
+  }));
+  t.strictSame(rows, json.body.items[0].datapoints.map((p: { timestamp: number; average: number; count: number }) => ({ timestamp: p.timestamp, average: p.average, count: p.count })), 'Arrow buckets are the JSON ones');
+  t.equal(batches[1]?.getChild('count')?.get(0), null, 'a raw item\'s aggregate columns are null');
+});
+
 t.test('misses, grants, tenants and caps', async (t) => {
   const { org, token } = tenant();
   const created = await srv.request('POST', '/datasets/create', { token, body: { items: [{ externalId: 'open', name: 'open' }, { externalId: 'closed', name: 'closed' }] } });
@@ -125,8 +176,12 @@ t.test('misses, grants, tenants and caps', async (t) => {
   assertErrorBody(t, foreign, { status: 404 }, 'another tenant\'s function');
   const tooMany = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', limit: 60_000 }, { externalId: 'in-closed', limit: 60_000 }] } });
   assertErrorBody(t, tooMany, { status: 400, fields: ['items'] }, 'limits over 100,000 together');
-  const aggregates = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', granularity: '1h', aggregates: ['average'] }] } });
-  assertErrorBody(t, aggregates, { status: 400, fields: ['items.0.aggregates'] }, 'aggregates over a function');
+  const alone = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', granularity: '1h' }] } });
+  assertErrorBody(t, alone, { status: 400, fields: ['items.0.aggregates'] }, 'granularity without aggregates');
+  const unknown = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', granularity: '1h', aggregates: ['median'] }] } });
+  assertErrorBody(t, unknown, { status: 400, fields: ['items.0.aggregates'] }, 'an aggregate functions do not answer');
+  const badGranularity = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', granularity: 'often', aggregates: ['sum'] }] } });
+  t.equal(badGranularity.status, 400, 'a granularity that does not parse');
   const badCursor = await call(t, 'POST', '/functions/call', { token, body: { items: [{ externalId: 'in-closed', cursor: 'garbage' }] } });
   t.equal(badCursor.status, 400, 'a cursor that does not decode');
 });

@@ -98,8 +98,8 @@ const FunctionCallRequest = Type.Object({
     end: Type.Optional(Instant),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DATAPOINTS_LIMIT_MAX, description: `default ${DATAPOINTS_LIMIT_DEFAULT}; the items' limits together at most ${FUNCTION_CALL_POINTS_MAX}` })),
     cursor: Type.Optional(Type.String({ maxLength: 2048 })),
-    granularity: Type.Optional(Type.String({ maxLength: 32, description: 'not evaluated over functions yet: a 400' })),
-    aggregates: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10, description: 'not evaluated over functions yet: a 400' })),
+    granularity: Type.Optional(Type.String({ maxLength: 32, description: 'with aggregates: the buckets, as on data point reads (CDF\'s granularities, UTC); limit then counts buckets' })),
+    aggregates: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'with granularity: AVG, MIN, MAX, COUNT, SUM (or CDF\'s average, ...) of the function\'s points in each bucket, error points left out' })),
   }), { minItems: 1, maxItems: 100 }),
   ignoreUnknownIds: Type.Optional(Type.Boolean({ default: false })),
 }, { description: 'start inclusive (default 0), end exclusive (default now), as epoch ms or ISO-8601.' });
@@ -107,6 +107,11 @@ const FunctionCallRequest = Type.Object({
 const FunctionPoint = Type.Union([
   Type.Object({ timestamp: EpochMs, value: Type.Number() }),
   Type.Object({ timestamp: EpochMs, error: Type.String({ description: 'why the expression has no finite value at this timestamp' }) }),
+  Type.Object({
+    timestamp: EpochMs,
+    average: Type.Optional(Type.Number()), min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()),
+    count: Type.Optional(Type.Integer()), sum: Type.Optional(Type.Number()),
+  }, { description: 'a bucket (items with aggregates): labelled by its start, the aggregates asked for' }),
 ]);
 const FunctionCallResponse = ItemsResponse(Type.Object({ id: Id, externalId: Type.String(), datapoints: Type.Array(FunctionPoint), nextCursor: Type.Optional(Type.String()) }));
 
@@ -136,7 +141,7 @@ export function functionRoutes(functions: FunctionEngine): Route[] {
     jsonRoute({
       method: 'post', path: '/functions/call', operationId: 'callFunctions', tag: TAG,
       summary: 'Evaluate functions over a window, a page of points per item with a cursor',
-      description: 'Each item\'s function evaluated as the caller, who must read every series its expression names (an unreadable one is unknown: a 404 listing it). The points of [start, end) ascending, `{ timestamp, value }` or `{ timestamp, error }` where the expression has no finite value; `nextCursor` while more follow (send it back as `cursor`). Unknown or unreadable functions are a 404 listing `missing` unless `ignoreUnknownIds`.',
+      description: 'Each item\'s function evaluated as the caller, who must read every series its expression names (an unreadable one is unknown: a 404 listing it). The points of [start, end) ascending, `{ timestamp, value }` or `{ timestamp, error }` where the expression has no finite value; with `granularity` and `aggregates`, buckets of those points instead (`{ timestamp, average?, min?, max?, count?, sum? }`, error points left out, `limit` counting buckets); `nextCursor` while more follow (send it back as `cursor`). Unknown or unreadable functions are a 404 listing `missing` unless `ignoreUnknownIds`.',
       body: FunctionCallRequest,
       responses: {
         200: { description: 'one item per function called, in request order; with Accept application/vnd.apache.arrow.stream an Arrow IPC stream (docs/api.md "Functions")', schema: FunctionCallResponse },

@@ -28,6 +28,9 @@ export interface EvaluationRequest {
   limit: number;
 }
 
+/** Evaluates expressions for a caller, each request's points in request order: the data point engine's evaluate (bound to evaluateExpression). */
+export type Evaluate = (access: Access, requests: readonly EvaluationRequest[]) => Promise<EvaluatedPoint[][]>;
+
 /** A point of an evaluation: a value, or why the expression has none at that timestamp. */
 export type EvaluatedPoint = { timestamp: number; value: number } | { timestamp: number; error: string };
 

@@ -7,7 +7,8 @@ import type { Access } from '../grants/access.ts';
 import { DATAPOINTS_LIMIT_DEFAULT, FUNCTION_CALL_POINTS_MAX, TIMESTAMP_MS_MAX } from '../limits.ts';
 import { decodeCursor, encodeCursor } from '../datapoints/read/datapoint-cursor.ts';
 import type { Queryable } from '../stores/queryable.ts';
-import type { EvaluatedPoint, EvaluationRequest } from './evaluate.ts';
+import type { Evaluate, EvaluatedPoint } from './evaluate.ts';
+import { aggregateFunction, functionAggregatesOf, type AggregatePoint } from './function-aggregate.ts';
 import { lookupFunctions, missingFunctionsError } from './function-read.ts';
 
 export interface FunctionCallItem extends Identifier {
@@ -19,6 +20,7 @@ export interface FunctionCallItem extends Identifier {
   limit?: number;
   /** An earlier page's nextCursor: the page after it. */
   cursor?: string;
+  /** With `aggregates`: buckets of the function's points (function-aggregate.ts) instead of the points. */
   granularity?: string;
   aggregates?: string[];
 }
@@ -26,12 +28,12 @@ export interface FunctionCallItem extends Identifier {
 export interface FunctionCallResult {
   id: number;
   externalId: string;
-  datapoints: EvaluatedPoint[];
+  /** The points, or with `aggregates` the buckets. */
+  datapoints: EvaluatedPoint[] | AggregatePoint[];
   nextCursor?: string;
 }
 
-/** Evaluates expressions for a caller: the data point engine's evaluate (functions/evaluate.ts). */
-export type Evaluate = (access: Access, requests: readonly EvaluationRequest[]) => Promise<EvaluatedPoint[][]>;
+export type { Evaluate } from './evaluate.ts';
 
 /**
  * One result per item, in request order (an item naming a missing function is left out with
@@ -44,10 +46,12 @@ export async function callFunctions(db: Queryable, access: Access, items: readon
   if (total > FUNCTION_CALL_POINTS_MAX) {
     throw new BadRequestError(`The items ask for ${total} points together; at most ${FUNCTION_CALL_POINTS_MAX} per call (page with nextCursor).`, [{ field: 'items', message: `limits sum to at most ${FUNCTION_CALL_POINTS_MAX}` }]);
   }
-  items.forEach((item, i) => {
-    if (item.granularity !== undefined || item.aggregates !== undefined) {
-      throw new BadRequestError(`items[${i}]: granularity and aggregates are not evaluated over functions yet; call for the points and aggregate them`, [{ field: `items.${i}.aggregates`, index: i, message: 'not evaluated over functions yet' }]);
+  // SPEC's rule for data point reads: granularity and aggregates come together.
+  const aggregatesOf = items.map((item, i) => {
+    if ((item.granularity === undefined) !== (item.aggregates === undefined)) {
+      throw new BadRequestError(`items[${i}]: granularity and aggregates go together`, [{ field: `items.${i}.${item.granularity === undefined ? 'granularity' : 'aggregates'}`, index: i, message: 'granularity and aggregates go together' }]);
     }
+    return item.aggregates === undefined ? undefined : functionAggregatesOf(item.aggregates, `items.${i}.aggregates`);
   });
   const resolved = await lookupFunctions(db, access, items.map(({ id, externalId }) => ({ id, externalId })));
   const missing = resolved.filter((r) => !r.row).map((r) => r.identifier as Identifier);
@@ -57,14 +61,27 @@ export async function callFunctions(db: Queryable, access: Access, items: readon
     if (!row) return [];
     const start = Math.max(item.start ?? 0, item.cursor === undefined ? -Infinity : decodeCursor(item.cursor, 'a'));
     const end = Math.min(item.end ?? nowMs, TIMESTAMP_MS_MAX + 1);
-    // One point past the page tells whether another follows.
-    return [{ row, limit: limits[i] as number, request: { expression: row.expression, start, end, limit: (limits[i] as number) + 1 } }];
+    return [{ row, index: i, start, end, limit: limits[i] as number }];
   });
-  const answers = await evaluate(access, calls.map((c) => c.request));
-  return calls.map(({ row, limit }, k) => {
-    const points = answers[k] as EvaluatedPoint[];
-    const result: FunctionCallResult = { id: Number(row.id), externalId: row.external_id, datapoints: points.slice(0, limit) };
+  const raw = calls.filter((c) => aggregatesOf[c.index] === undefined);
+  // One point past the page tells whether another follows.
+  const answers = await evaluate(access, raw.map((c) => ({ expression: c.row.expression, start: c.start, end: c.end, limit: c.limit + 1 })));
+  const rawAnswers = new Map(raw.map((c, k) => [c.index, answers[k] as EvaluatedPoint[]]));
+  return Promise.all(calls.map(async ({ row, index, start, end, limit }) => {
+    const result: FunctionCallResult = { id: Number(row.id), externalId: row.external_id, datapoints: [] };
+    const aggregates = aggregatesOf[index];
+    if (aggregates) {
+      const item = items[index] as FunctionCallItem;
+      // A cursor names the first bucket of the next page; the grid still starts where `start` puts it.
+      const from = item.cursor === undefined ? undefined : start;
+      const page = await aggregateFunction(access, evaluate, { expression: row.expression, start: item.start ?? 0, end, limit, granularity: item.granularity as string, aggregates, ...(from !== undefined ? { from } : {}) }, `items[${index}]`);
+      result.datapoints = page.datapoints;
+      if (page.nextStart !== undefined) result.nextCursor = encodeCursor('a', page.nextStart);
+      return result;
+    }
+    const points = rawAnswers.get(index) as EvaluatedPoint[];
+    result.datapoints = points.slice(0, limit);
     if (points.length > limit) result.nextCursor = encodeCursor('a', (points[limit - 1] as EvaluatedPoint).timestamp + 1);
     return result;
-  });
+  }));
 }

@@ -6,6 +6,7 @@ import type { Access } from '../grants/access.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { functionCallArrow } from './function-call-arrow.ts';
+import { FUNCTION_AGGREGATES, functionAggregatesOf } from './function-aggregate.ts';
 import { callFunctions, type Evaluate, type FunctionCallItem, type FunctionCallResult } from './function-call.ts';
 import { functionsByIds, listFunctions } from './function-read.ts';
 import { toFunctionRecord, type FunctionCreate, type FunctionPage, type FunctionRecord, type FunctionUpdateItem } from './function-records.ts';
@@ -61,6 +62,10 @@ export function bindFunctionEngine({ relational, quotas, evaluate, targets }: Fu
     update: (access, items) => written(access.tenant, async () => (await updateFunctions(relational, access, items)).map(toFunctionRecord)),
     delete: (access, identifiers, ignoreUnknownIds) => written(access.tenant, () => deleteFunctions(relational, access, identifiers, ignoreUnknownIds)),
     call: (access, items, ignoreUnknownIds) => callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()),
-    callArrow: async (access, items, ignoreUnknownIds) => [functionCallArrow(await callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now()))],
+    async callArrow(access, items, ignoreUnknownIds) {
+      const results = await callFunctions(db, access, items, ignoreUnknownIds, evaluate, Date.now());
+      const asked = new Set(items.flatMap((item) => (item.aggregates ? functionAggregatesOf(item.aggregates, 'items') : [])));
+      return [functionCallArrow(results, FUNCTION_AGGREGATES.filter((name) => asked.has(name)))];
+    },
   };
 }
