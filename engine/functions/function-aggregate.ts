@@ -51,14 +51,16 @@ export async function aggregateFunction(
 ): Promise<{ datapoints: AggregatePoint[]; nextStart?: number }> {
   const grid = requestGrid(request.granularity, undefined, request.start, request.end, request.from);
   if (!grid) return { datapoints: [] };
+  // Points from the first bucket's start (before `start` when it is rounded down) up to `end`, exclusive.
+  const end = Math.min(grid.end, request.end);
   const buckets: Bucket[] = [];
   const deadline = Date.now() + EVALUATION_SECONDS_MAX * 1000;
   let nextStart: number | undefined;
-  for (let from = grid.start; from < grid.end && nextStart === undefined;) {
+  for (let from = grid.start; from < end && nextStart === undefined;) {
     if (Date.now() > deadline) {
       throw new BadRequestError(`${field}: the aggregates took longer than ${EVALUATION_SECONDS_MAX} s to evaluate; narrow [start, end), coarsen the granularity or lower limit`, [{ field, message: `over ${EVALUATION_SECONDS_MAX} s` }]);
     }
-    const [page = []] = await evaluate(access, [{ expression: request.expression, start: from, end: grid.end, limit: FUNCTION_CALL_POINTS_MAX }]);
+    const [page = []] = await evaluate(access, [{ expression: request.expression, start: from, end, limit: FUNCTION_CALL_POINTS_MAX }]);
     for (const point of page) {
       if (!('value' in point)) continue;
       const start = bucketStartOf(grid, point.timestamp);
