@@ -179,6 +179,9 @@ t.test('targets of other value types, inputs created later, chains and changed f
   t.ok(check.same, `1.5, 4.5, -4.5, 7.5 rounded half away from zero into BIGINT: ${JSON.stringify(check.got)}`);
   check = await settled(token, 'twice', rounded.map((p) => ({ ...p, value: (p.value as number) * 2 })));
   t.ok(check.same, `a function reading another's target follows it: ${JSON.stringify(check.got)}`);
+  ok(await srv.request('POST', '/timeseries/data/delete', { token, body: { items: [{ externalId: 'late', inclusiveBegin: T0 + 2000, exclusiveEnd: T0 + 4000 }] } }), 204);
+  check = await settled(token, 'twice', rounded.slice(0, 2).map((p) => ({ ...p, value: (p.value as number) * 2 })));
+  t.ok(check.same, `the points a target loses, the function reading it loses too: ${JSON.stringify(check.got)}`);
   ok(await srv.request('POST', '/functions/update', { token, body: { items: [{ externalId: 'rounder', update: { expression: { set: "ts{externalId='src'} - 1" } } }] } }), 200);
   await insert(token, 'src', [{ timestamp: T0 + 500, value: 10 }]);
   check = await settled(token, 'whole', [{ timestamp: T0 + 500, value: 9 }]);

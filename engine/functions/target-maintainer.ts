@@ -92,7 +92,11 @@ export class TargetMaintainer {
   private readonly lags: number[] = [];
   private readonly counts = { recomputes: 0, failures: 0, pointsWritten: 0, pointsDeleted: 0 };
 
+  /** The recompute's deps: its deletes of stale target points reach the functions reading the target, as the API's deletes do. */
+  private readonly recomputeDeps: RecomputeDeps;
+
   constructor(private readonly deps: TargetMaintainerDeps) {
+    this.recomputeDeps = { ...deps, deleted: (tenant, ranges) => this.deleted(tenant, ranges) };
     this.index = new TargetIndex(deps.db, { log: deps.log, onChanged: (tenant, changed, removed) => this.changed(tenant, changed, removed) });
   }
 
@@ -221,7 +225,7 @@ export class TargetMaintainer {
       const access = await accessOfRun(this.deps.db, work.tenant, fn.runGrants);
       const windows = whole ? [WHOLE_HISTORY] : await reachedWindows(this.deps, access, fn, spans);
       const reachMs = Date.now() - started;
-      const report = await recomputeTarget(this.deps, access, fn, windows);
+      const report = await recomputeTarget(this.recomputeDeps, access, fn, windows);
       const tookMs = Date.now() - started;
       if (tookMs > SLOW_RECOMPUTE_MS) {
         this.deps.log.info({ tenant: work.tenant, function: fn.externalId, ms: { total: tookMs, reach: reachMs, ...mapValues(report.ms, Math.round) }, windows: windows.length, whole, written: report.written, deleted: report.deleted }, 'a slow recompute of a function\'s target');

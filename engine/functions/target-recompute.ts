@@ -6,7 +6,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError, type Identifier } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import { bucketReach, parseGranularity } from '../datapoints/read/aggregate-grid.ts';
-import type { DatapointStore } from '../datapoints/datapoint-store.ts';
+import type { DatapointStore, DeleteRange } from '../datapoints/datapoint-store.ts';
 import { DECIMAL_FORMAT, type SeriesPoints, type SeriesRef, type ValueType } from '../datapoints/types.ts';
 import type { IngestBatch, ReadWindow } from '../ingest/ingest-log.ts';
 import { FUNCTION_CALL_POINTS_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
@@ -33,6 +33,8 @@ export interface RecomputeDeps {
   evaluate(access: Access, request: EvaluationRequest): Promise<EvaluatedPoint[]>;
   append(batch: Omit<IngestBatch, 'writeVersion'>): Promise<void>;
   chargeDatapoints(tenant: string, count: number): Promise<void>;
+  /** Told of the target points a recompute deleted, as a delete through the API tells its listeners (functions reading this target). */
+  deleted?(tenant: string, ranges: readonly DeleteRange[]): void;
 }
 
 /** What a recompute wrote. */
@@ -149,7 +151,9 @@ export async function recomputeTarget(deps: RecomputeDeps, access: Access, fn: K
         report.written += changed.timestampMs.length;
       }
       if (stale.length > 0) {
-        await deps.store.deleteRanges(access.tenant, stale.map(([first, last]) => ({ seriesId: target.seriesId, inclusiveBeginMs: first, exclusiveEndMs: last + 1 })));
+        const ranges = stale.map(([first, last]): DeleteRange => ({ seriesId: target.seriesId, inclusiveBeginMs: first, exclusiveEndMs: last + 1 }));
+        await deps.store.deleteRanges(access.tenant, ranges);
+        deps.deleted?.(access.tenant, ranges);
         report.deleted += staleCount;
       }
       lap('write');
