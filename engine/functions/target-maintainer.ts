@@ -37,8 +37,6 @@ const RETRY_MS_MIN = 1_000;
 const RETRY_MS_MAX = 30_000;
 /** A recompute longer than this is logged with where its time went. */
 const SLOW_RECOMPUTE_MS = 1_000;
-/** Lags kept for stats(). */
-const LAGS_KEPT = 4_096;
 
 export interface TargetMaintainerDeps extends RecomputeDeps {
   db: Queryable;
@@ -58,8 +56,6 @@ interface Work {
   functionId: number;
   spans: ChangedSpan[];
   whole: boolean;
-  /** When the oldest change not yet recomputed was marked (epoch ms), for the lag. */
-  since: number | undefined;
   /** Whether the record says stopped, as last written or read, and why. */
   stopped: boolean | undefined;
   reason?: string;
@@ -71,15 +67,6 @@ interface Work {
   restUntil: number;
 }
 
-export interface TargetMaintainerStats {
-  recomputes: number;
-  failures: number;
-  pointsWritten: number;
-  pointsDeleted: number;
-  /** Milliseconds from a change's commit to its recompute's end, over the last recomputes. */
-  lagMs: { p50: number; p99: number; max: number } | null;
-}
-
 export class TargetMaintainer {
   readonly index: TargetIndex;
   private readonly works = new Map<string, Work>();
@@ -88,9 +75,6 @@ export class TargetMaintainer {
   private closed = false;
   /** Whether this process keeps targets (start was called), or only answers the write guard from the index. */
   private started = false;
-  private readonly idle = new Set<() => void>();
-  private readonly lags: number[] = [];
-  private readonly counts = { recomputes: 0, failures: 0, pointsWritten: 0, pointsDeleted: 0 };
 
   /** The recompute's deps: its deletes of stale target points reach the functions reading the target, as the API's deletes do. */
   private readonly recomputeDeps: RecomputeDeps;
@@ -131,18 +115,6 @@ export class TargetMaintainer {
     })));
   }
 
-  /** Resolves once no recompute is marked, waiting or running (tests, and the bench's lag). */
-  settled(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idle.add(resolve));
-  }
-
-  stats(): TargetMaintainerStats {
-    const sorted = [...this.lags].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-    return { ...this.counts, lagMs: sorted.length === 0 ? null : { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] as number } };
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     for (const work of this.works.values()) clearTimeout(work.timer);
@@ -179,11 +151,10 @@ export class TargetMaintainer {
     const key = `${tenant}/${fn.id}`;
     let work = this.works.get(key);
     if (!work) {
-      work = { tenant, functionId: fn.id, spans: [], whole: false, since: undefined, stopped: fn.targetStatus?.['status'] === 'stopped', reason: fn.targetStatus?.['reason'] as string | undefined, state: 'idle', retryMs: RETRY_MS_MIN, removed: false, restUntil: 0 };
+      work = { tenant, functionId: fn.id, spans: [], whole: false, stopped: fn.targetStatus?.['status'] === 'stopped', reason: fn.targetStatus?.['reason'] as string | undefined, state: 'idle', retryMs: RETRY_MS_MIN, removed: false, restUntil: 0 };
       this.works.set(key, work);
     }
     work.removed = false;
-    work.since = Math.min(work.since ?? at, at);
     if (change === 'whole') work.whole = true;
     else if (!work.whole) addSpan(work.spans, change);
     if (work.state === 'idle') this.wait(work, Math.max(TARGET_DEBOUNCE_MS, work.restUntil - at));
@@ -207,17 +178,15 @@ export class TargetMaintainer {
       void this.run(work).finally(() => {
         this.running--;
         this.next();
-        if (this.isIdle()) for (const resolve of [...this.idle]) (this.idle.delete(resolve), resolve());
       });
     }
   }
 
   private async run(work: Work): Promise<void> {
-    const { spans, since } = work;
+    const { spans } = work;
     const whole = work.whole || work.stopped === true;
     work.spans = [];
     work.whole = false;
-    work.since = undefined;
     const fn = work.removed ? undefined : (await this.index.of(work.tenant).catch(() => undefined))?.functions.get(work.functionId);
     if (!fn) return this.forget(work);
     const started = Date.now();
@@ -230,15 +199,9 @@ export class TargetMaintainer {
       if (tookMs > SLOW_RECOMPUTE_MS) {
         this.deps.log.info({ tenant: work.tenant, function: fn.externalId, ms: { total: tookMs, reach: reachMs, ...mapValues(report.ms, Math.round) }, windows: windows.length, whole, written: report.written, deleted: report.deleted }, 'a slow recompute of a function\'s target');
       }
-      this.counts.recomputes++;
-      this.counts.pointsWritten += report.written;
-      this.counts.pointsDeleted += report.deleted;
-      if (since !== undefined) this.lags.push(Date.now() - since);
-      if (this.lags.length > LAGS_KEPT) this.lags.splice(0, this.lags.length - LAGS_KEPT);
       work.retryMs = RETRY_MS_MIN;
       if (work.stopped !== false) await this.setStatus(work, null);
     } catch (error) {
-      this.counts.failures++;
       if (stopsRecompute(error) && !this.closed) {
         const reason = error instanceof Error ? error.message : String(error);
         await this.setStatus(work, { status: 'stopped', reason, since: Date.now() } satisfies TargetStopped);
@@ -247,7 +210,6 @@ export class TargetMaintainer {
         // The changes stay marked; the retry waits longer each time.
         if (whole) work.whole = true;
         for (const span of spans) addSpan(work.spans, span);
-        work.since = Math.min(work.since ?? since ?? Date.now(), since ?? Date.now());
         const delay = work.retryMs;
         work.retryMs = Math.min(RETRY_MS_MAX, work.retryMs * 2);
         return this.wait(work, delay);
@@ -276,12 +238,6 @@ export class TargetMaintainer {
     clearTimeout(work.timer);
     work.state = 'idle';
     this.works.delete(`${work.tenant}/${work.functionId}`);
-  }
-
-  private isIdle(): boolean {
-    if (this.running > 0 || this.queue.length > 0) return false;
-    for (const work of this.works.values()) if (work.state !== 'idle') return false;
-    return true;
   }
 }
 
