@@ -252,9 +252,9 @@ async function authenticate(x: Exchange, deps: HttpDeps): Promise<{ caller: Call
 }
 
 /** Charges one request to the caller's rate budget; throws RateLimitError past it (counted). */
-function chargeRate(limiter: RateLimiter, deps: HttpDeps, caller: Caller, budget: Budget): void {
+async function chargeRate(limiter: RateLimiter, deps: HttpDeps, caller: Caller, budget: Budget): Promise<void> {
   try {
-    limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
+    await limiter.charge(caller.tenant, caller.sub, budget, settingsFor(deps.config, caller.tenant));
   } catch (error) {
     deps.metrics.limitHits.inc({ limit: 'rate' });
     throw error;
@@ -311,7 +311,7 @@ async function serveRequest(x: Exchange, deps: HttpDeps, limiter: RateLimiter): 
     caller = who.caller;
     if (!route.chargesPerCall) {
       try {
-        chargeRate(limiter, deps, caller, budget);
+        await chargeRate(limiter, deps, caller, budget);
       } catch (error) {
         return reply(x, deps, toErrorReply(error, deps.errorsBase));
       }

@@ -59,7 +59,7 @@ async function callTool(d: Dispatch, ctx: RequestContext, request: JSONRPCReques
   const tool = d.tools.get(name);
   if (!tool) return rpcError(request.id, sdk.ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   try {
-    ctx.chargeRate(tool.budget);
+    await ctx.chargeRate(tool.budget);
     const input = args ?? {};
     tool.validate(input);
     return rpcResult(request.id, toolResult(await tool.call(ctx.access, input)));
@@ -100,7 +100,7 @@ async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
   if (request.method === 'initialize') {
     const init = sdk.InitializeRequestSchema.safeParse(request);
     if (!init.success) return rpcError(request.id, sdk.ErrorCode.InvalidParams, `Invalid initialize params: ${init.error.issues[0]?.message ?? 'malformed'}`);
-    ctx.chargeRate('read');
+    await ctx.chargeRate('read');
     const asked = init.data.params.protocolVersion;
     const protocolVersion = sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : sdk.LATEST_PROTOCOL_VERSION;
     const session = d.sessions.open(caller.tenant, caller.sub, protocolVersion);
@@ -116,10 +116,10 @@ async function handlePost(d: Dispatch, ctx: RequestContext): Promise<Reply> {
   if (!d.sessions.use(sessionId, caller.tenant, caller.sub)) return rpcError(request.id, sdk.ErrorCode.InvalidRequest, 'Session not found: initialize a new session', 404);
   switch (request.method) {
     case 'ping':
-      ctx.chargeRate('read');
+      await ctx.chargeRate('read');
       return rpcResult(request.id, {});
     case 'tools/list':
-      ctx.chargeRate('read');
+      await ctx.chargeRate('read');
       return rpcResult(request.id, {
         tools: [...d.tools.values()].map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { readOnlyHint: t.budget === 'read' } })),
       });

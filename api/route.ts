@@ -32,9 +32,9 @@ export interface RequestContext<Body = unknown, Query = Record<string, unknown>>
   headers: { contentType: string; authorization: string; [name: string]: string };
   /**
    * Charges one call to the caller's rate budget (routes with `chargesPerCall`, whose calls
-   * are inside the request: /mcp tools); throws RateLimitError past the budget.
+   * are inside the request: /mcp tools); rejects with RateLimitError past the budget.
    */
-  chargeRate(budget: 'read' | 'write'): void;
+  chargeRate(budget: 'read' | 'write'): Promise<void>;
   requestId: string;
   log: Logger;
 }

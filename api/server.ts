@@ -100,7 +100,7 @@ export async function startServer(config: Readonly<ServiceConfig>): Promise<Runn
   const httpDeps: HttpDeps = {
     config, auth, metrics: engine.metrics, log, errorsBase: errorsBase(config), access: (caller) => engine.access(caller),
     chargeIngestedBytes: (tenant, bytes) => engine.chargeIngestedBytes(tenant, bytes),
-    limiter: new RateLimiter(), // one per-minute budget for REST requests and WebSocket handshakes
+    limiter: new RateLimiter(engine.rateWindows), // one per-minute budget for REST requests and WebSocket handshakes, shared by every instance
   };
   // WebSocket routes first: mountRoutes ends with the catch-all 404.
   mountWebSocketRoutes(app, webSocketRoutes, httpDeps);

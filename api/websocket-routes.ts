@@ -311,7 +311,7 @@ function upgradeWebSocket(
     tenant = caller.tenant;
     const settings = settingsFor(deps.config, caller.tenant);
     try {
-      limiter.charge(caller.tenant, caller.sub, 'read', settings);
+      await limiter.charge(caller.tenant, caller.sub, 'read', settings);
     } catch (error) {
       deps.metrics.limitHits.inc({ limit: 'rate' });
       throw error;

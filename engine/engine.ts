@@ -24,6 +24,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { createPolicyEvaluator } from './policies/policy-evaluation.ts';
 import { bindPolicyEngine, type PolicyEngine } from './policies/policy-engine.ts';
 import type { Quotas } from './quotas/quotas.ts';
+import { sharedRateWindows, type RateWindows } from './quotas/rate-windows.ts';
 import { closeRelationalSide, startRelationalSide } from './relational-side.ts';
 import type { RelationalStore } from './stores/relational.ts';
 import { TenantRegistry } from './tenants.ts';
@@ -55,6 +56,8 @@ export interface Engine {
   subscriptions: SubscriptionEngine;
   /** Registers the tenant on first sight and resolves the caller's data set grants. */
   access(caller: Caller): Promise<Access>;
+  /** SPEC per-minute rate limits' windows, counted in PostgreSQL once for every API instance. */
+  rateWindows: RateWindows;
   /** SPEC daily quota on bytes of write-request body; throws IngestQuotaError past it. */
   chargeIngestedBytes(tenant: string, bytes: number): Promise<void>;
   /** The tenant's settings in effect (config.ts settingsFor). */
@@ -161,6 +164,7 @@ function bindEngine(
       await tenants.ensure(relational.pool, caller.tenant);
       return resolveAccess(relational.pool, caller);
     },
+    rateWindows: sharedRateWindows(relational.counterPool, logger.child({ module: 'rate-limits' })),
     chargeIngestedBytes: (tenant, bytes) => quotas.chargeDaily(tenant, 'ingestedBytes', bytes),
     settings: (tenant) => settingsFor(config, tenant),
     graph,

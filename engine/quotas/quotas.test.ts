@@ -64,3 +64,12 @@ t.test('tenants lease apart', async (t) => {
   t.equal(await usage('lease-d', 'datapoints'), 10 + LIMIT * LEASE_FRACTION);
   t.equal(await usage('lease-e', 'datapoints'), 10 + LIMIT * LEASE_FRACTION);
 });
+
+t.test('the first charge of a day cannot pass the limit with its slice on top', async (t) => {
+  // 99,500 points plus a 1,000-point slice pass the limit: the charge falls back to exactly
+  // what is asked, also when the day's row does not exist yet.
+  await quotas.chargeDaily('lease-f', 'datapoints', LIMIT - 500);
+  t.equal(await usage('lease-f', 'datapoints'), LIMIT - 500, 'exactly the charge, no slice past the limit');
+  await quotas.chargeDaily('lease-f', 'datapoints', 500);
+  t.type(await quotas.chargeDaily('lease-f', 'datapoints', 1).catch((error: unknown) => error), IngestQuotaError, 'then the limit holds');
+});
