@@ -12,6 +12,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { ROOMY_POLICY } from './testing/datapoints-fixture.ts';
+import { assertErrorBody } from './testing/error-body.ts';
 import { startTestServer, type TestResponse } from './testing/test-server.ts';
 import { expected, inputsOf, print, type Node, type Point, type Series } from './testing/expression-oracle.ts';
 
@@ -164,6 +165,31 @@ t.test('a target is written by its function alone', async (t) => {
   t.match(del.body.error.message, /doubler/);
   const self = await srv.request('POST', '/functions/create', { token, body: { items: [{ externalId: 'loop', name: 'loop', expression: "ts{externalId='in'} + 1", target: { externalId: 'in' } }] } });
   t.equal(self.status, 400, 'a function reading its own target');
+});
+
+t.test('kept targets cannot form a cycle, by create, by update or inside one batch', async (t) => {
+  const { token } = tenant();
+  await createSeries(token, [{ externalId: 'c-in' }, { externalId: 'c-a' }, { externalId: 'c-b' }, { externalId: 'c-c' }, { externalId: 'c-d' }]);
+  await createFunction(token, { externalId: 'fa', expression: "ts{externalId='c-in'} + ts{externalId='c-c'}", target: { externalId: 'c-a' } });
+  await createFunction(token, { externalId: 'fb', expression: "ts{externalId='c-a'} * 2", target: { externalId: 'c-b' } });
+  const closing = await srv.request('POST', '/functions/create', { token, body: { items: [{ externalId: 'fc', name: 'fc', expression: "ts{externalId='c-b'} - 1", target: { externalId: 'c-c' } }] } });
+  assertErrorBody(t, closing, { status: 400, fields: ['items.0'] }, 'a create closing fa -> fb -> fc -> fa');
+  t.match(closing.body.error.message, /cycle/);
+  t.notMatch(closing.body.error.message, /\bf[ab]\b/, 'the other functions are not named');
+  ok(await srv.request('POST', '/functions/create', { token, body: { items: [{ externalId: 'fc', name: 'fc', expression: "ts{externalId='c-b'} - 1", target: { externalId: 'c-d' } }] } }), 201);
+  const retarget = await srv.request('POST', '/functions/update', { token, body: { items: [{ externalId: 'fc', update: { target: { set: { externalId: 'c-c' } } } }] } });
+  t.equal(retarget.status, 400, 'an update of the target closing it');
+  const reexpress = await srv.request('POST', '/functions/update', { token, body: { items: [{ externalId: 'fa', update: { expression: { set: "ts{externalId='c-d'} / 2" } } }] } });
+  t.equal(reexpress.status, 400, 'an update of the expression closing it (fa reads fc\'s target)');
+  await createSeries(token, [{ externalId: 'g-x' }, { externalId: 'g-y' }]);
+  const pair = await srv.request('POST', '/functions/create', { token, body: { items: [
+    { externalId: 'g1', name: 'g1', expression: "ts{externalId='g-y'} + 1", target: { externalId: 'g-x' } },
+    { externalId: 'g2', name: 'g2', expression: "ts{externalId='g-x'} + 1", target: { externalId: 'g-y' } },
+  ] } });
+  assertErrorBody(t, pair, { status: 400, fields: ['items.0', 'items.1'] }, 'two items of one batch reading each other\'s targets');
+  const listed = ok(await srv.request('GET', '/functions?limit=100', { token }), 200);
+  t.same(listed.body.items.map((f: { externalId: string }) => f.externalId).sort(), ['fa', 'fb', 'fc'], 'nothing of a refused batch was written');
+  ok(await srv.request('POST', '/functions/update', { token, body: { items: [{ externalId: 'fc', update: { name: { set: 'renamed' } } }] } }), 200);
 });
 
 t.test('targets of other value types, inputs created later, chains and changed functions', async (t) => {

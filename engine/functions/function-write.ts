@@ -14,6 +14,7 @@ import type { FunctionCreate, FunctionRow, FunctionUpdateItem } from './function
 import { assertExpressionsValid, type ExpressionRef } from './function-syntax.ts';
 import { assertTargetsFree, assertTargetsNotInputs, resolveTargets, targetsTakenError, type HeldTarget, type TargetRef } from './function-target.ts';
 import { runGrantsOf } from './run-grants.ts';
+import { assertNoTargetCycles } from './function-cycles.ts';
 import { DELETE_FUNCTIONS, INSERT_FUNCTIONS, TAKEN_FUNCTION_EXTERNAL_IDS, UPDATE_FUNCTIONS } from './function-write.sql.ts';
 import { assertDataSetsExist } from '../meta/datasets.ts';
 
@@ -61,6 +62,7 @@ export async function createFunctions(store: RelationalStore, access: Access, it
       await assertTargetsFree(tx, tenant, held, []);
       assertTargetsNotInputs(targetRefs.map((ref, i) => ({ index: ref.index, field: ref.field, expression: (items[ref.index] as FunctionCreate).expression, target: held[i] as HeldTarget })));
       const seriesOf = new Map(targetRefs.map((ref, i) => [ref.index, seriesIds[i] as number]));
+      await assertNoTargetCycles(tx, tenant, items.map((item, index) => ({ index, field: `items.${index}`, id: null, expression: item.expression, targetSeriesId: seriesOf.get(index) ?? null })));
       const { rows } = await tx.query<FunctionRow>(INSERT_FUNCTIONS, [
         tenant,
         items.map((i) => i.externalId),
@@ -156,6 +158,13 @@ export async function updateFunctions(store: RelationalStore, access: Access, it
       assertTargetsNotInputs(next.flatMap((n, index) => (n.targetSeriesId !== null
         ? [{ index, field: `items.${index}.update`, expression: n.expression, target: { externalId: n.targetExternalId as string, seriesId: n.targetSeriesId } }]
         : [])));
+      // Only the items that set an expression or a target can close a cycle.
+      await assertNoTargetCycles(tx, tenant, next.flatMap((n, index) => {
+        const { expression, target } = (items[index] as FunctionUpdateItem).update;
+        return expression?.set !== undefined || target !== undefined
+          ? [{ index, field: `items.${index}.update`, id: n.id, expression: n.expression, targetSeriesId: n.targetSeriesId }]
+          : [];
+      }));
       const capProblems = next.flatMap((n, index) => capProblemsAfterUpdate({ metadata: n.metadata }, `items.${index}.update`, index));
       if (capProblems.length > 0) throw new UnprocessableError('Field caps exceeded after update', capProblems);
       const { rows: updated } = await tx.query<FunctionRow>(UPDATE_FUNCTIONS, [
