@@ -158,6 +158,20 @@ t.test('a subscription listening on one instance gets points written through the
   await socket.close();
 });
 
+t.test('a function created through one instance keeps its target from inputs written through the other', async (t) => {
+  const token = tokenOf(tenant('fn'));
+  const [a, b] = apis() as [string, string];
+  t.equal((await call(b, token, '/timeseries/create', { items: ['in', 'kept'].map((externalId) => ({ externalId, name: externalId, valueType: 'FLOAT' })) })).status, 201);
+  t.equal((await call(b, token, '/timeseries/data', { items: [{ externalId: 'in', datapoints: points(T0, 3) }] })).status, 204, 'inputs written before the function, through api-2');
+  const created = await call(a, token, '/functions/create', { items: [{ externalId: 'double', name: 'double', expression: "ts{externalId='in'} * 2", target: { externalId: 'kept' } }] });
+  t.equal(created.status, 201, 'function created through api-1');
+  t.equal((await call(b, token, '/timeseries/data', { items: [{ externalId: 'in', datapoints: points(T0 + 3, 2) }] })).status, 204, 'more inputs through api-2');
+  // The ingester keeps targets: it learns of the function from PostgreSQL, not from api-1.
+  const target = async () => (await call(b, token, '/timeseries/data/list', { items: [{ externalId: 'kept', start: T0, end: T0 + 10 }] })).json?.items?.[0]?.datapoints ?? [];
+  await pollUntil('the target over every input point', async () => (await target()).length === 5, 30_000).catch(() => undefined);
+  t.strictSame((await target()).map((d: { value: string }) => Number(d.value)), [0, 2, 4, 0, 2], 'the target is twice each input point');
+});
+
 t.test('SIGKILL of an api instance and of the ingester during writes loses nothing acknowledged', async (t) => {
   const token = tokenOf(tenant('kill'));
   t.equal((await call(apis()[0] as string, token, '/timeseries/create', { items: [{ externalId: 'k', name: 'k', valueType: 'FLOAT' }] })).status, 201);
