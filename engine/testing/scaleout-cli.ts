@@ -2,6 +2,7 @@
 // machine, recorded in the repository's data folder (data/scaleout: pids, ports, logs, data).
 // `up` prints one `api URL` line per API instance and one `secret SECRET` line, then returns
 // while the processes keep running; `down` stops each recorded process by its pid.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_STATE_DIR, startScaleout, stopScaleout, type ScaleoutState } from './scaleout.ts';
 
@@ -25,7 +26,10 @@ function printUp(state: ScaleoutState): void {
 
 async function main(command: string | undefined): Promise<number> {
   if (command === 'up') {
-    printUp(await startScaleout({ stateDir: DEFAULT_STATE_DIR }));
+    // The policy and log level a user would give `make run`, handed on to every service.
+    const policyFile = process.env['SERVICE_CONFIG'];
+    const serviceConfig: unknown = policyFile ? JSON.parse(readFileSync(policyFile, 'utf8')) : undefined;
+    printUp(await startScaleout({ stateDir: DEFAULT_STATE_DIR, serviceConfig, logLevel: process.env['LOG_LEVEL'] || undefined }));
     return 0;
   }
   if (command === 'down') {
