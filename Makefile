@@ -43,6 +43,8 @@ typecheck: install
 test: install
 	@# The librdkafka mock broker for the Kafka-path tests (installs librdkafka-dev if missing; DESIGN.md).
 	-bash engine/testing/kafka-mock-build.sh >/dev/null
+	@# Debian's PostgreSQL for the scale-out deployment's test (installed if missing, no cluster of its own).
+	-bash engine/testing/postgresql-install.sh >/dev/null
 	@# The web console's files, served under /console/ by the service the tests start.
 	node console/build.mjs
 	@# Debian's Chromium for the console's browser test (installed if missing; DESIGN.md).

@@ -59,7 +59,9 @@ t.teardown(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 const startedAt = Date.now();
-const state: ScaleoutState = await startScaleout({ stateDir, serviceConfig: policy, logLevel: 'warn', apiCount: API_COUNT });
+// The processes are detached: should this file end without its teardown (killed at its
+// timeout), the watchdog stops them.
+const state: ScaleoutState = await startScaleout({ stateDir, serviceConfig: policy, logLevel: 'warn', apiCount: API_COUNT, stopWithOwner: true });
 t.comment(`deployment started in ${Date.now() - startedAt} ms`);
 
 const urlOf = (name: string) => state.processes.find((p) => p.name === name)?.url as string;

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawnDetached, waitForLogLine } from './detached-process.ts';
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -20,21 +21,13 @@ export interface PostgresServer {
   url: string;
 }
 
-/** The newest installed server's bin directory; installs Debian's `postgresql` when none is. */
+const INSTALL_SCRIPT = fileURLToPath(new URL('./postgresql-install.sh', import.meta.url));
+
+/** The newest installed server's bin directory; installs Debian's `postgresql` when none is (postgresql-install.sh). */
 export function postgresBinDir(): string {
-  if (!newestVersion()) {
-    if (process.getuid?.() !== 0) throw new Error(`no PostgreSQL under ${DEBIAN_ROOT}; install it: sudo apt-get install -y postgresql`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    try {
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    } catch {
-      // A fresh machine may have no package lists yet.
-      execFileSync('apt-get', ['update'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-  }
+  if (!newestVersion()) execFileSync('bash', [INSTALL_SCRIPT], { stdio: ['ignore', 'ignore', 'inherit'] });
   const version = newestVersion();
-  if (!version) throw new Error(`installing postgresql left no server under ${DEBIAN_ROOT}`);
+  if (!version) throw new Error(`no PostgreSQL server under ${DEBIAN_ROOT} after ${INSTALL_SCRIPT}`);
   return path.join(DEBIAN_ROOT, version, 'bin');
 }
 

@@ -18,6 +18,7 @@ import { initPostgres, postgresBinDir, startPostgres } from './postgres-server.t
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVICE_MAIN = path.join(ROOT, 'api', 'main.ts');
 const CLICKHOUSE_MAIN = path.join(ROOT, 'engine', 'testing', 'clickhouse-http-main.ts');
+const WATCHDOG_MAIN = path.join(ROOT, 'engine', 'testing', 'scaleout-watchdog.ts');
 const STATE_FILE = 'state.json';
 /** The service through tsx on two busy cores took 20-40 s to print its listening line. */
 const SERVICE_START_TIMEOUT_MS = 120_000;
@@ -41,6 +42,11 @@ export interface ScaleoutOptions {
   partitions?: number;
   /** LOG_LEVEL of the services. @default 'info' */
   logLevel?: string;
+  /**
+   * Stop the deployment once this process is gone, whatever ended it (a test file killed at
+   * its timeout runs no teardown): a watchdog process (scaleout-watchdog.ts) does. @default false
+   */
+  stopWithOwner?: boolean;
 }
 
 /** A process of the deployment, as recorded in state.json. */
@@ -65,6 +71,8 @@ export interface ScaleoutState {
   databaseUrl: string;
   clickhouseUrl: string;
   processes: ScaleoutProcess[];
+  /** The watchdog of stopWithOwner; stopScaleout stops it first. */
+  watchdogPid?: number;
 }
 
 function writeState(state: ScaleoutState): void {
@@ -116,6 +124,11 @@ export async function startScaleout(options: ScaleoutOptions): Promise<ScaleoutS
     writeState(state);
   };
   try {
+    if (options.stopWithOwner) {
+      const args = ['--import', 'tsx', WATCHDOG_MAIN, String(process.pid), stateDir];
+      state.watchdogPid = spawnDetached({ command: process.execPath, args, env: childEnv({}), cwd: ROOT, logFile: path.join(stateDir, 'watchdog.log') }).pid;
+      writeState(state);
+    }
     // The three stores start side by side; the services need all three.
     await Promise.all([
       startBroker(state, options.partitions ?? 4, record),
@@ -238,6 +251,8 @@ export interface StoppedProcess {
 export async function stopScaleout(stateDir: string): Promise<StoppedProcess[]> {
   const state = readScaleoutState(stateDir);
   if (!state) return [];
+  // The watchdog first, or it would stop the processes a second time; unless it is the caller.
+  if (state.watchdogPid !== undefined && state.watchdogPid !== process.pid) await stopByPid(state.watchdogPid, 'scaleout-watchdog');
   const services = state.processes.filter((p) => p.start);
   const stores = state.processes.filter((p) => !p.start);
   const stopOne = async (p: ScaleoutProcess): Promise<StoppedProcess> => ({
