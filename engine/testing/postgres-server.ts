@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnDetached, waitForLogLine } from './detached-process.ts';
+import { spawnDetached, stopByPid, waitForLogLine } from './detached-process.ts';
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 const SERVER_USER = 'postgres';
@@ -52,6 +52,11 @@ export function initPostgres(binDir: string, dataDir: string, logFile: string): 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const { uid, gid } = serverUserIds();
   chownSync(dataDir, uid, gid);
+  try {
+    execFileSync('runuser', ['-u', SERVER_USER, '--', 'test', '-w', dataDir], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`the ${SERVER_USER} user cannot reach ${dataDir}: every folder above it must be searchable by others (chmod o+x)`);
+  }
   const log = openSync(logFile, 'a');
   try {
     execFileSync('runuser', ['-u', SERVER_USER, '--', path.join(binDir, 'initdb'),
@@ -72,9 +77,27 @@ export async function startPostgres(binDir: string, dataDir: string, port: numbe
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
     cwd, logFile,
   });
-  await waitForLogLine('PostgreSQL', logFile, logOffset, /database system is ready to accept connections/, wrapperPid, START_TIMEOUT_MS);
+  try {
+    await waitForLogLine('PostgreSQL', logFile, logOffset, /database system is ready to accept connections/, wrapperPid, START_TIMEOUT_MS);
+  } catch (error) {
+    // Not ready in time: the postmaster may run all the same, and nobody has its pid yet.
+    const pid = postmasterPid(dataDir);
+    if (pid) await stopByPid(pid, 'postgres', 'SIGINT');
+    await stopByPid(wrapperPid, 'runuser');
+    throw error;
+  }
   // runuser stays as the postmaster's parent; the postmaster itself is the one to signal.
-  const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no pid in ${path.join(dataDir, 'postmaster.pid')}`);
+  const pid = postmasterPid(dataDir);
+  if (!pid) throw new Error(`no pid in ${path.join(dataDir, 'postmaster.pid')}`);
   return { pid, port, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+}
+
+/** The pid in the cluster's postmaster.pid, if there is one. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

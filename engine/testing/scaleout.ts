@@ -11,7 +11,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rm
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isRunning, spawnDetached, stopByPid, waitForLogLine } from './detached-process.ts';
+import { commandLine, isRunning, spawnDetached, stopByPid, waitForLogLine } from './detached-process.ts';
 import { buildKafkaMock } from './kafka-mock.ts';
 import { initPostgres, postgresBinDir, startPostgres } from './postgres-server.ts';
 
@@ -86,9 +86,9 @@ export function readScaleoutState(stateDir: string): ScaleoutState | undefined {
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ScaleoutState : undefined;
 }
 
-/** Recorded processes that still run. */
+/** Recorded processes that still run (a pid reused by another program does not count). */
 export function runningProcesses(state: ScaleoutState): ScaleoutProcess[] {
-  return state.processes.filter((p) => isRunning(p.pid));
+  return state.processes.filter((p) => isRunning(p.pid) && commandLine(p.pid).includes(p.commandMark));
 }
 
 /** A port of the system's choosing, free when this returns (PostgreSQL takes no port 0). */
@@ -129,12 +129,13 @@ export async function startScaleout(options: ScaleoutOptions): Promise<ScaleoutS
       state.watchdogPid = spawnDetached({ command: process.execPath, args, env: childEnv({}), cwd: ROOT, logFile: path.join(stateDir, 'watchdog.log') }).pid;
       writeState(state);
     }
-    // The three stores start side by side; the services need all three.
-    await Promise.all([
+    // The three stores start side by side; the services need all three. Each is recorded as
+    // it starts, and all are waited for, so that a failure of one still stops the others.
+    throwFirstFailure(await Promise.allSettled([
       startBroker(state, options.partitions ?? 4, record),
       startRelational(state, record),
       startColumnar(state, record),
-    ]);
+    ]));
     const serviceConfigFile = path.join(stateDir, 'service-config.json');
     writeFileSync(serviceConfigFile, JSON.stringify(options.serviceConfig ?? {}));
     const common = {
@@ -142,18 +143,20 @@ export async function startScaleout(options: ScaleoutOptions): Promise<ScaleoutS
       AUTH_JWT_SECRET: state.secret, SERVICE_CONFIG: serviceConfigFile, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: options.logLevel ?? 'info',
     };
     const names = [...Array.from({ length: options.apiCount ?? 2 }, (_, i) => `api-${i + 1}`), 'ingester'];
-    // Side by side (each migrates PostgreSQL under an advisory lock), each recorded as it
-    // listens so that a failure of one still stops the others.
-    const started = await Promise.allSettled(names.map(async (name) => record(await startService(stateDir, name, {
+    // Side by side too (each migrates PostgreSQL under an advisory lock), each recorded as it listens.
+    throwFirstFailure(await Promise.allSettled(names.map(async (name) => record(await startService(stateDir, name, {
       ...common, ROLE: name === 'ingester' ? 'ingester' : 'api', DATA_DIR: path.join(stateDir, name),
-    }))));
-    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    })))));
     return state;
   } catch (error) {
     await stopScaleout(stateDir).catch(() => undefined);
     throw error;
   }
+}
+
+function throwFirstFailure(results: PromiseSettledResult<unknown>[]): void {
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function startBroker(state: ScaleoutState, partitions: number, record: (p: ScaleoutProcess) => void): Promise<void> {
