@@ -9,7 +9,7 @@ SHELL := /bin/bash
 export UV_THREADPOOL_SIZE ?= 16
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: run test bench install build typecheck
+.PHONY: run test bench install build typecheck scaleout-up scaleout-down
 
 install: $(NODE_MODULES_STAMP)
 
@@ -43,6 +43,8 @@ typecheck: install
 test: install
 	@# The librdkafka mock broker for the Kafka-path tests (installs librdkafka-dev if missing; DESIGN.md).
 	-bash engine/testing/kafka-mock-build.sh >/dev/null
+	@# Debian's PostgreSQL for the scale-out deployment's test (installed if missing, no cluster of its own).
+	-bash engine/testing/postgresql-install.sh >/dev/null
 	@# The web console's files, served under /console/ by the service the tests start.
 	node console/build.mjs
 	@# Debian's Chromium for the console's browser test (installed if missing; DESIGN.md).
@@ -51,3 +53,13 @@ test: install
 
 bench: install
 	npx tsx bench/run.ts
+
+# The scale-out shape on this machine (docs/deploy.md, "On one machine without Docker"): the Kafka
+# mock broker, Debian's PostgreSQL (installed if missing), the ClickHouse HTTP fixture over chdb,
+# two ROLE=api instances and one ROLE=ingester, left running in the background. State, logs
+# and data in data/scaleout; scaleout-down stops each recorded process by its pid.
+scaleout-up: install
+	node --import tsx engine/testing/scaleout-cli.ts up
+
+scaleout-down:
+	node --import tsx engine/testing/scaleout-cli.ts down

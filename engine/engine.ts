@@ -138,7 +138,8 @@ function openTargetMaintainer(config: Readonly<ServiceConfig>, relational: Relat
   datapoints.onCommitted((batch) => maintainer.committed(batch));
   series.onForget((tenant) => maintainer.index.seriesChanged(tenant));
   datapoints.onDeleted((tenant, ranges) => maintainer.deleted(tenant, ranges));
-  maintainer.start().catch((error: unknown) => log.warn({ err: error }, 'starting to keep functions\' targets failed'));
+  // With a shared PostgreSQL other processes create functions too (the API instances, when this is the ingester).
+  maintainer.start({ othersWriteFunctions: !relational.soleClient }).catch((error: unknown) => log.warn({ err: error }, 'starting to keep functions\' targets failed'));
   return maintainer;
 }
 

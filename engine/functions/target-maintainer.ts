@@ -17,7 +17,7 @@ import type { DeleteRange } from '../datapoints/datapoint-store.ts';
 import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import type { Queryable } from '../stores/queryable.ts';
 import { accessOfRun } from './run-grants.ts';
-import { TargetIndex, type KeptFunction } from './target-index.ts';
+import { TARGET_INDEX_TTL_MS, TargetIndex, type KeptFunction } from './target-index.ts';
 import { SET_TARGET_STATUS } from './target-index.sql.ts';
 import { reachedWindows, recomputeTarget, stopsRecompute, WHOLE_HISTORY, type ChangedSpan, type RecomputeDeps } from './target-recompute.ts';
 
@@ -75,6 +75,9 @@ export class TargetMaintainer {
   private closed = false;
   /** Whether this process keeps targets (start was called), or only answers the write guard from the index. */
   private started = false;
+  /** Loads the tenants again while others write functions (start's othersWriteFunctions). */
+  private poll: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
 
   /** The recompute's deps: its deletes of stale target points reach the functions reading the target, as the API's deletes do. */
   private readonly recomputeDeps: RecomputeDeps;
@@ -84,10 +87,31 @@ export class TargetMaintainer {
     this.index = new TargetIndex(deps.db, { log: deps.log, onChanged: (tenant, changed, removed) => this.changed(tenant, changed, removed) });
   }
 
-  /** Loads every tenant with kept targets: each of their functions is computed afresh. */
-  async start(): Promise<void> {
+  /**
+   * Loads every tenant with kept targets: each of their functions is computed afresh.
+   * `othersWriteFunctions`: function records are also written by other processes (a shared
+   * PostgreSQL: the ingester keeps the targets of functions the API instances create). This
+   * process hears of its own writes only (functionsWritten), and of others' only when an input
+   * batch of the tenant comes by, so a function created elsewhere over inputs already written
+   * would never be computed: every TARGET_INDEX_TTL_MS the tenants are loaded again, which
+   * reports new and changed functions. It costs a query per tenant with kept targets each time.
+   */
+  async start(options: { othersWriteFunctions?: boolean } = {}): Promise<void> {
     this.started = true;
+    await this.loadAllTenants();
+    if (options.othersWriteFunctions && !this.closed) {
+      this.poll = setInterval(() => {
+        if (this.polling) return; // the last round is still loading
+        this.polling = this.loadAllTenants().catch((error: unknown) => this.deps.log.warn({ err: error }, 'looking for functions written by other processes failed'))
+          .finally(() => { this.polling = undefined; });
+      }, TARGET_INDEX_TTL_MS);
+      this.poll.unref();
+    }
+  }
+
+  private async loadAllTenants(): Promise<void> {
     for (const tenant of await this.index.allTenants()) {
+      if (this.closed) return;
       await this.index.reload(tenant).catch((error: unknown) => this.deps.log.warn({ err: error, tenant }, 'loading the functions that keep targets failed'));
     }
   }
@@ -117,6 +141,8 @@ export class TargetMaintainer {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.poll);
+    await this.polling;
     for (const work of this.works.values()) clearTimeout(work.timer);
     this.queue.length = 0;
     while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));

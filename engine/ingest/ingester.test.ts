@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { pino } from 'pino';
 import { logger } from '../log.ts';
 import { startKafkaMock, type KafkaMock } from '../testing/kafka-mock.ts';
 import { makeSeries, pointRows, pollUntil, RecordingSink, uniqueName } from '../testing/kafka-mock-fixtures.ts';
@@ -205,6 +206,25 @@ t.test('a message that is not a batch is skipped and logged; the partition moves
   await pollUntil('the good batch', () => sink.inserts.length > 0);
   t.equal(running.stats().corruptMessagesSkipped, 1);
   await pollUntil('both messages committed', async () => (await committedMessages(topic, groupId)) === 2);
+});
+
+t.test('a crash kafkajs does not restart from (an error on the group join) is followed by a join of our own', async (t) => {
+  const topic = uniqueName('dp');
+  const groupId = uniqueName('group');
+  const log = await openLog(t, topic);
+  const expected = await writeSample(log, [uniqueName('tenant'), uniqueName('tenant')]);
+  const lines: string[] = [];
+  const recording = pino({ level: 'info' }, { write: (line: string) => { lines.push(line); } });
+  // SyncGroup (API key 14) answered INVALID_REQUEST (42), as the mock once answered three members joining at once.
+  await mock.failRequests(14, 42, 1);
+  const sink = new RecordingSink();
+  const started = await startIngester({ brokers: mock.brokers, logger: recording, topic, groupId, store: sink });
+  t.teardown(() => started.stop());
+  await pollUntil('every point in the sink', () => sink.rows().length >= expected.length, 30_000);
+  t.same(sink.rows().sort(), expected, 'the points reach the store after the crash');
+  const messages = lines.map((line) => JSON.parse(line).msg as string);
+  t.ok(messages.includes('ingester consumer crashed'), 'the consumer crashed');
+  t.ok(messages.includes('ingester consumer runs again after a crash'), 'and ran again');
 });
 
 t.test('commit listeners get each batch once it is stored and its offsets committed', async (t) => {

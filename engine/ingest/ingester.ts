@@ -185,22 +185,59 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
   const signal = new StopSignal();
   const committed = new CommitListeners(log);
   consumer.on(consumer.events.GROUP_JOIN, (event) => log.info({ groupId, assignment: event.payload.memberAssignment }, 'ingester joined the group'));
-  consumer.on(consumer.events.CRASH, (event) => log.error({ err: event.payload.error, restart: event.payload.restart }, 'ingester consumer crashed'));
-
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
+  const run = () => consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
     eachBatch: (payload) => ingestFetchedBatch(payload, { store: options.store, stats, signal, log, options, committed }),
   });
+  consumer.on(consumer.events.CRASH, (event) => {
+    log.error({ err: event.payload.error, restart: event.payload.restart }, 'ingester consumer crashed');
+    if (!event.payload.restart) void rejoinAfterCrash(consumer, run, signal, log);
+  });
+
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await run();
   log.info({ topic, groupId, brokers: options.brokers }, 'ingester started');
   return {
     stats: () => ({ ...stats, lagByPartition: { ...stats.lagByPartition } }),
     onCommitted: (listener) => committed.add(listener),
     stop: () => stopIngester(consumer, signal, log, stats),
   };
+}
+
+/** First pause before a consumer kafkajs gave up on joins its group again, doubled up to the max. */
+const CRASH_REJOIN_DELAY_MS = 1_000;
+const CRASH_REJOIN_DELAY_MAX_MS = 30_000;
+
+/**
+ * kafkajs restarts a crashed consumer only after a retriable error; after any other it stays
+ * disconnected while the process keeps serving, so nothing is consumed again until a restart:
+ * acknowledged points would never reach the store (the ingester) or the subscriptions (the
+ * feed). Seen with three members joining one group at once on librdkafka's mock broker, which
+ * answered a SyncGroup with INVALID_REQUEST (code 42). Connect and run again after a pause,
+ * until stop(); offsets were committed only after the store resolved, so whatever is fetched
+ * again is replayed harmlessly (writeVersion).
+ */
+async function rejoinAfterCrash(consumer: Consumer, run: () => Promise<void>, signal: StopSignal, log: Logger): Promise<void> {
+  for (let delayMs = CRASH_REJOIN_DELAY_MS; !signal.stopped; delayMs = Math.min(delayMs * 2, CRASH_REJOIN_DELAY_MAX_MS)) {
+    await signal.wait(delayMs);
+    if (signal.stopped) return;
+    try {
+      await consumer.connect();
+      if (signal.stopped) {
+        // stop() ran while this connect was under way: its disconnect came first.
+        await consumer.disconnect();
+        return;
+      }
+      await run();
+      log.warn('ingester consumer runs again after a crash');
+      return;
+    } catch (error) {
+      log.error({ err: error, retryInMs: Math.min(delayMs * 2, CRASH_REJOIN_DELAY_MAX_MS) }, 'ingester consumer could not run again after a crash');
+    }
+  }
 }
 
 async function stopIngester(consumer: Consumer, signal: StopSignal, log: Logger, stats: IngesterStats): Promise<void> {

@@ -13,6 +13,10 @@
  * listeners are up (the mock binds 127.0.0.1 only), then runs until SIGTERM or
  * SIGINT, or until stdin closes (so a test runner that dies takes it along).
  * Everything else goes to stderr.
+ *
+ * A line "ERRORS API_KEY CODE COUNT" on stdin makes the next COUNT requests of
+ * that API key (14: SyncGroup, ...) fail with the Kafka error CODE (for tests of
+ * how a client lives through a broker's errors).
  */
 #include <errno.h>
 #include <poll.h>
@@ -93,10 +97,27 @@ static void install_signal_handlers(void) {
   signal(SIGPIPE, SIG_IGN);
 }
 
-/* Blocks until a signal arrives or stdin reaches end of file (or errors). */
-static void wait_for_stop(void) {
+#define ERRORS_MAX 64
+
+/* Runs one stdin command line; unknown or malformed lines are reported and ignored. */
+static void run_command(rd_kafka_mock_cluster_t *mcluster, const char *line) {
+  int api_key = 0, code = 0, count = 0;
+  if (sscanf(line, "ERRORS %d %d %d", &api_key, &code, &count) != 3 || count < 1 || count > ERRORS_MAX) {
+    fprintf(stderr, "kafka-mock-broker: ignored stdin line: %s\n", line);
+    return;
+  }
+  rd_kafka_resp_err_t errors[ERRORS_MAX];
+  for (int i = 0; i < count; i++) errors[i] = (rd_kafka_resp_err_t)code;
+  rd_kafka_mock_push_request_errors_array(mcluster, (int16_t)api_key, (size_t)count, errors);
+  fprintf(stderr, "kafka-mock-broker: the next %d requests of API key %d fail with %d\n", count, api_key, code);
+}
+
+/* Blocks until a signal arrives or stdin reaches end of file (or errors); runs stdin's command lines. */
+static void wait_for_stop(rd_kafka_mock_cluster_t *mcluster) {
   int watch_stdin = 1;
   char buf[256];
+  char line[256];
+  size_t line_len = 0;
   while (!stop_requested) {
     struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0};
     int ready = poll(&pfd, watch_stdin ? 1 : 0, 1000);
@@ -109,6 +130,15 @@ static void wait_for_stop(void) {
       ssize_t got = read(STDIN_FILENO, buf, sizeof buf);
       if (got == 0) return;           /* stdin closed: our parent is gone */
       if (got < 0 && errno != EINTR && errno != EAGAIN) return;
+      for (ssize_t i = 0; i < got; i++) {
+        if (buf[i] != '\n') {
+          if (line_len < sizeof line - 1) line[line_len++] = buf[i];
+          continue;
+        }
+        line[line_len] = '\0';
+        run_command(mcluster, line);
+        line_len = 0;
+      }
     }
   }
 }
@@ -179,7 +209,7 @@ int main(int argc, char **argv) {
   printf("BOOTSTRAP %s\n", rd_kafka_mock_cluster_bootstraps(mcluster));
   fflush(stdout);
 
-  wait_for_stop();
+  wait_for_stop(mcluster);
 
   rd_kafka_mock_cluster_destroy(mcluster);
   rd_kafka_destroy(rk);

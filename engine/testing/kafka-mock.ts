@@ -24,6 +24,11 @@ export interface KafkaMock {
   /** Bootstrap servers, `127.0.0.1:port` each. */
   brokers: string[];
   pid: number;
+  /**
+   * The next `count` requests of Kafka API `apiKey` (14: SyncGroup) fail with the error
+   * `code` (42: INVALID_REQUEST). Resolves once the broker has read the line.
+   */
+  failRequests(apiKey: number, code: number, count: number): Promise<void>;
   /** SIGTERM, then SIGKILL if the program has not exited within 5 s. */
   stop(): Promise<void>;
 }
@@ -95,5 +100,17 @@ export async function startKafkaMock(options: KafkaMockOptions = {}): Promise<Ka
     })();
     return stopping;
   };
-  return { brokers, pid, stop };
+  const failRequests = (apiKey: number, code: number, count: number) => new Promise<void>((resolve, reject) => {
+    const told = `the next ${count} requests of API key ${apiKey} fail with ${code}`;
+    const onData = (chunk: string) => {
+      if (!chunk.includes(told)) return;
+      child.stderr.removeListener('data', onData);
+      resolve();
+    };
+    child.stderr.on('data', onData);
+    child.stdin.write(`ERRORS ${apiKey} ${code} ${count}\n`, (error) => {
+      if (error) reject(error);
+    });
+  });
+  return { brokers, pid, failRequests, stop };
 }
