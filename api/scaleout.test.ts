@@ -13,6 +13,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { LEASE_FRACTION } from '../engine/quotas/quota-lease.ts';
+import { RATE_LEASE_FRACTION } from '../engine/quotas/rate-windows.ts';
 import { isRunning } from '../engine/testing/detached-process.ts';
 import { pollUntil } from '../engine/testing/poll-until.ts';
 import { restartService, startScaleout, stopScaleout, type ScaleoutState } from '../engine/testing/scaleout.ts';
@@ -26,14 +28,14 @@ const READ_DEADLINE_MS = 5_000;
 const CATCH_UP_DEADLINE_MS = 60_000;
 const ORG_WRITES_PER_MINUTE = 200;
 /**
- * Rate limits shared across instances are counted in leases: each instance takes slices of
- * floor(limit * 0.05) units from PostgreSQL, so the organization is never over its limit and
- * under it by at most one slice per other instance.
+ * Rate limits shared across instances are counted in leases (engine/quotas/rate-windows.ts):
+ * each instance takes slices of the limit from PostgreSQL, so the organization is never over
+ * its limit and under it by at most one slice per other instance.
  */
-const RATE_LEASE_SLICE = Math.floor(ORG_WRITES_PER_MINUTE * 0.05);
+const RATE_LEASE_SLICE = Math.floor(ORG_WRITES_PER_MINUTE * RATE_LEASE_FRACTION);
 const DAILY_DATAPOINTS = 1_000;
-/** engine/quotas/quota-lease.ts LEASE_FRACTION: each instance may hold one unspent slice. */
-const QUOTA_LEASE_SLICE = Math.floor(DAILY_DATAPOINTS * 0.01);
+/** Each instance may hold one unspent slice of a daily quota (engine/quotas/quota-lease.ts). */
+const QUOTA_LEASE_SLICE = Math.floor(DAILY_DATAPOINTS * LEASE_FRACTION);
 const API_COUNT = 2;
 const T0 = Date.UTC(2024, 7, 1);
 
