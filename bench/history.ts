@@ -64,7 +64,7 @@ export function readHistory(dir: string): RecordedRun[] {
   return runs.sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.file.localeCompare(b.file)));
 }
 
-const SUITE_ORDER = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions'];
+const SUITE_ORDER = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions', 'scaleout'];
 
 /**
  * RESULTS.md's text for the runs (any order): per suite, the latest run at size full (the size

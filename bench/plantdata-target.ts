@@ -79,6 +79,12 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
     return { url: this.#service.url, rootPid: this.#service.rootPid, mainPid: this.#service.mainPid };
   }
 
+  /** Points this target at a service started elsewhere (an api instance of the scale-out deployment); start() is then not called. */
+  attach(url: string, token: string): void {
+    this.#token = token;
+    this.#client = new HttpClient(url, { headers: { authorization: `Bearer ${token}` } });
+  }
+
   get #http(): HttpClient {
     if (!this.#client) throw new Error('PlantdataTarget: start() first');
     return this.#client;

@@ -13,7 +13,7 @@ export interface Figure {
 }
 
 export interface Metric {
-  suite: 'metadata' | 'datapoints' | 'graph' | 'events' | 'files' | 'subscriptions' | 'cdf' | 'console' | 'functions';
+  suite: 'metadata' | 'datapoints' | 'graph' | 'events' | 'files' | 'subscriptions' | 'cdf' | 'console' | 'functions' | 'scaleout';
   key: string;
   label: string;
   unit: string;

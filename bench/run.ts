@@ -2,7 +2,7 @@
 // it) and the peers on the same data, prints the table, records the run as a file under
 // bench/history/, regenerates bench/RESULTS.md from those files and writes bench/out/report.html.
 //
-//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions,cdf,console,functions] [--size full|small|tiny]
+//   npx tsx bench/run.ts [--suite metadata,datapoints,graph,events,files,subscriptions,cdf,console,functions,scaleout] [--size full|small|tiny]
 //                        [--peers victoria-metrics,influxdb|none] [--no-install]
 //                        [--results FILE|none] [--history DIR] [--html FILE]
 // The same options as env: BENCH_SUITE, BENCH_SIZE, BENCH_PEERS, BENCH_NO_INSTALL=1,
@@ -20,6 +20,7 @@ import { FILES_SIZES, filesServiceConfig, runFilesSuite } from './files.ts';
 import { CDF_SIZES, runCdfSuite } from './cdf.ts';
 import { CONSOLE_SIZES, runConsoleSuite } from './console.ts';
 import { FUNCTIONS_SIZES, runFunctionsSuite } from './functions.ts';
+import { runScaleoutSuite, SCALEOUT_SIZES } from './scaleout.ts';
 import { SUBSCRIPTIONS_SIZES, runSubscriptionsSuite } from './subscriptions.ts';
 import { InfluxdbPeer } from './peers/influxdb.ts';
 import { ensurePeerInstalled, hasCommand } from './peers/install.ts';
@@ -37,7 +38,7 @@ import { VARIED_SIZES } from './varied.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
-const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions'] as const;
+const SUITES = ['metadata', 'datapoints', 'graph', 'events', 'files', 'subscriptions', 'cdf', 'console', 'functions', 'scaleout'] as const;
 const SIZES = ['full', 'small', 'tiny', 'large'] as const;
 /** The size of a suite other than the data point suite (`large` runs that suite alone: parseBenchOptions). */
 type SuiteSize = 'full' | 'small' | 'tiny';
@@ -114,6 +115,8 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('cdf')) result.suites.push(await benchCdf(opts));
   if (opts.suites.includes('console')) result.suites.push(await benchConsole(opts));
   if (opts.suites.includes('functions')) result.suites.push(await benchFunctions(opts));
+  // The scale-out deployment starts its own processes (engine/testing/scaleout.ts).
+  if (opts.suites.includes('scaleout')) result.suites.push(await runScaleoutSuite({ size: SCALEOUT_SIZES[suiteSize(opts.size)], log: opts.log }));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };

@@ -25,7 +25,7 @@ const STOP_TIMEOUT_MS = 60_000;
  * Deployment policy for the bench tenant: SPEC's default quotas (50,000 nodes and 10 M data
  * points a day) and rate limits are smaller than one bench run, so the bench raises them.
  */
-const BENCH_SERVICE_CONFIG = {
+export const BENCH_SERVICE_CONFIG = {
   rateLimits: {
     organization: { writesPerMinute: 1_000_000, readsPerMinute: 1_000_000 },
     user: { writesPerMinute: 1_000_000, readsPerMinute: 1_000_000 },
