@@ -116,7 +116,7 @@ export async function runBench(opts: BenchOptions): Promise<{ result: RunResult;
   if (opts.suites.includes('console')) result.suites.push(await benchConsole(opts));
   if (opts.suites.includes('functions')) result.suites.push(await benchFunctions(opts));
   // The scale-out deployment starts its own processes (engine/testing/scaleout.ts).
-  if (opts.suites.includes('scaleout')) result.suites.push(await runScaleoutSuite({ size: SCALEOUT_SIZES[suiteSize(opts.size)], log: opts.log }));
+  if (opts.suites.includes('scaleout')) result.suites.push(await runScaleoutSuite({ size: SCALEOUT_SIZES[suiteSize(opts.size)], log: opts.log, logDir: opts.logDir }));
   const table = formatTextTable(tableRows(result.suites));
   const { section } = writeReport(result, { resultsFile: opts.resultsFile, historyDir: opts.historyDir, htmlFile: opts.htmlFile, repoRoot: REPO_ROOT, machine });
   return { result, table, section };
