@@ -219,12 +219,13 @@ t.test('a project that is not the token\'s is a 403; nothing is written or read'
   await createSeries(token, [{ externalId: 'a', valueType: 'FLOAT' }]);
   await client.datapoints.insert([{ externalId: 'a', datapoints: [{ timestamp: T0, value: 1 }] }]);
   const other = cdfClient(srv, { org, project: srv.newTenant() });
+  // One call at a time: a call made before the loop awaits it could reject with no handler yet.
   for (const [name, call] of [
-    ['insert', other.datapoints.insert([{ externalId: 'a', datapoints: [{ timestamp: T0 + 1, value: 2 }] }])],
-    ['retrieve', other.datapoints.retrieve({ items: [{ externalId: 'a' }] })],
-    ['latest', other.datapoints.retrieveLatest([{ externalId: 'a' }])],
-    ['delete', other.datapoints.delete([{ externalId: 'a', inclusiveBegin: T0 }])],
-  ] as const) t.equal((await sdkFailure(call))?.status, 403, name);
+    ['insert', () => other.datapoints.insert([{ externalId: 'a', datapoints: [{ timestamp: T0 + 1, value: 2 }] }])],
+    ['retrieve', () => other.datapoints.retrieve({ items: [{ externalId: 'a' }] })],
+    ['latest', () => other.datapoints.retrieveLatest([{ externalId: 'a' }])],
+    ['delete', () => other.datapoints.delete([{ externalId: 'a', inclusiveBegin: T0 }])],
+  ] as const) t.equal((await sdkFailure(call()))?.status, 403, name);
   const [a] = await retrieve(client, { items: [{ externalId: 'a' }] });
   t.strictSame(plain(a!.datapoints), [{ timestamp: T0, value: 1 }], 'nothing written, nothing deleted');
   const raw = await srv.request('POST', `/api/v1/projects/${srv.newTenant()}/timeseries/data/list`, { token, body: { items: [{ externalId: 'a' }] } });
