@@ -6,6 +6,7 @@
 // in this process; the listener is registered through RunningServer.datapoints.
 import t from 'tap';
 import type { CommittedBatch } from '../engine/ingest/ingest-log.ts';
+import { copyCommitted } from '../engine/ingest/commit-listeners.ts';
 import { createSeries, startDatapointServer } from './testing/datapoints-fixture.ts';
 
 const srv = await startDatapointServer();
@@ -24,7 +25,7 @@ t.test('an acknowledged insert is heard once, exactly; a refused one never', asy
   const token = srv.token({ org });
   const ids = await createSeries(srv, token, [{ externalId: 'big', valueType: 'BIGINT' }, { externalId: 'f', valueType: 'FLOAT' }]);
   const batches: CommittedBatch[] = [];
-  const unsubscribe = srv.server.datapoints.onCommitted((batch) => { batches.push(batch); });
+  const unsubscribe = srv.server.datapoints.onCommitted((batch) => { batches.push(copyCommitted(batch)); }); // lent for the call only
   t.teardown(unsubscribe);
 
   const ok = await srv.request('POST', '/timeseries/data', { token, body: { items: [

@@ -1,6 +1,7 @@
-// Goal: the post-commit hook of the group-commit log passes listeners exactly the
-// points of each acknowledged append, every value type exact (BIGINT past 2^53 included), on
-// memory of their own that later appends cannot overwrite; never a refused or failed append;
+// Goal: the post-commit hook of the group-commit log lends listeners exactly the
+// points of each acknowledged append, every value type exact (BIGINT past 2^53 included), and
+// what a listener keeps with copyCommitted is on memory of its own that later appends cannot
+// overwrite (only the series asked for); never a refused or failed append;
 // not after unsubscribing; and a listener that throws or rejects is logged without failing
 // the write. Method: a real data point store (chdb in a temp dir), with and without a real
 // write-ahead log; the Kafka ingester's side is in ingester.test.ts.
@@ -16,7 +17,7 @@ import type { CommittedBatch, IngestBatch } from './ingest-log.ts';
 import { logger } from '../log.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { makeSeries, pointRows } from '../testing/kafka-mock-fixtures.ts';
-import { CommitListeners } from './commit-listeners.ts';
+import { CommitListeners, copyCommitted } from './commit-listeners.ts';
 import { GroupCommitLog, type GroupCommitSink } from './group-commit.ts';
 import { IngestWal } from './ingest-wal.ts';
 
@@ -33,10 +34,23 @@ const allTypes = (startMs = 1_700_000_000_000): SeriesPoints[] => [
   makeSeries(4, 'NUMERIC', 3, startMs), makeSeries(5, 'DECIMAL32', 2, startMs), makeSeries(6, 'TEXT', 3, startMs), makeSeries(7, 'MIXED', 4, startMs),
 ];
 
-/** A listener that records what it was given, as exact point rows. */
-function recorder(): { batches: CommittedBatch[]; rows: () => string[]; listener: (batch: CommittedBatch) => void } {
+/**
+ * A listener that records what it was lent (the objects, and their point rows read during the
+ * call) and keeps a copy of each batch, as a listener that keeps points must.
+ */
+function recorder(): { batches: CommittedBatch[]; lent: CommittedBatch[]; rowsLent: string[]; rows: () => string[]; listener: (batch: CommittedBatch) => void } {
   const batches: CommittedBatch[] = [];
-  return { batches, rows: () => batches.flatMap((b) => pointRows(b.tenant, b.series as SeriesPoints[])), listener: (batch) => void batches.push(batch) };
+  const lent: CommittedBatch[] = [];
+  const rowsLent: string[] = [];
+  return {
+    batches, lent, rowsLent,
+    rows: () => batches.flatMap((b) => pointRows(b.tenant, b.series as SeriesPoints[])),
+    listener: (batch) => {
+      lent.push(batch);
+      rowsLent.push(...pointRows(batch.tenant, batch.series as SeriesPoints[]));
+      batches.push(copyCommitted(batch));
+    },
+  };
 }
 
 /** A logger whose error lines the test can read. */
@@ -57,7 +71,7 @@ async function openWalLog(t: Test, options: { logger?: typeof logger } = {}): Pr
   return { log, wal };
 }
 
-t.test('with a write-ahead log: listeners get each acknowledged batch, exact, on memory of their own', async (t) => {
+t.test('with a write-ahead log: listeners are lent each acknowledged batch, exact; their copies are on memory of their own', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const { log } = await openWalLog(t);
   const first = recorder();
@@ -67,8 +81,9 @@ t.test('with a write-ahead log: listeners get each acknowledged batch, exact, on
   const series = allTypes();
   const expected = pointRows(tenant, series);
   await log.append({ tenant, series });
-  t.same(first.rows(), expected, 'at the acknowledgement: exactly the appended points, every value type');
-  t.equal(first.batches[0], second.batches[0], 'every listener gets the same batch');
+  t.same(first.rowsLent, expected, 'at the acknowledgement: exactly the appended points, every value type');
+  t.same(first.rows(), expected, 'and the copy holds them');
+  t.equal(first.lent[0], second.lent[0], 'every listener is lent the same batch');
   t.equal(typeof first.batches[0]?.writeVersion, 'bigint', 'with its write version');
   for (const column of first.batches[0]?.series.flatMap((s) => [s.timestampMs, s.float, s.bigint, s.scaled, s.isText]) ?? []) {
     if (column) t.notOk(column.buffer instanceof SharedArrayBuffer, 'not on pooled shared memory');
@@ -133,7 +148,7 @@ t.test('a listener that throws or rejects is logged and the write still succeeds
 t.test('a rejected promise of a listener is logged too', async (t) => {
   const { log, lines } = capturingLogger();
   const listeners = new CommitListeners(log);
-  t.notOk(listeners.active, 'no listener: callers copy nothing');
+  t.notOk(listeners.active, 'no listener: callers gather nothing');
   listeners.add(async () => {
     throw new Error('async listener bug (test)');
   });
@@ -171,4 +186,19 @@ t.test('without a write-ahead log: listeners get a batch once inserted, never on
   t.same(seen.rows(), pointRows(tenant, series), 'the stored one is, exactly');
   for (const s of series) s.timestampMs.fill(0);
   t.same(seen.rows(), pointRows(tenant, allTypes()), 'a copy: the request may reuse its memory');
+});
+
+t.test('copyCommitted keeps the series asked for, on memory of their own', async (t) => {
+  const series = allTypes();
+  const batch: CommittedBatch = { tenant: 'acme', writeVersion: 7n, series };
+  const kept = copyCommitted(batch, new Set([3, 6]));
+  t.same(kept.series.map((s) => s.seriesId), [3, 6], 'only those series, in the batch order');
+  t.equal(kept.writeVersion, 7n);
+  const expected = pointRows('acme', allTypes().filter((s) => s.seriesId === 3 || s.seriesId === 6));
+  for (const s of series) {
+    s.timestampMs.fill(0);
+    s.bigint?.fill(0n);
+  }
+  t.same(pointRows('acme', kept.series as SeriesPoints[]), expected, 'unchanged when the lent memory is overwritten');
+  t.same(copyCommitted(batch).series.length, series.length, 'every series without a set');
 });

@@ -3,7 +3,7 @@
 // (once inserted and its offsets committed). Subscriptions stand on it. What a listener does
 // with a batch is its own concern; a listener that fails is logged and never fails a commit.
 import type { SeriesPoints } from '../datapoints/types.ts';
-import type { CommitListener, CommittedBatch, IngestBatch } from './ingest-log.ts';
+import type { CommitListener, CommittedBatch } from './ingest-log.ts';
 import type { Logger } from '../log.ts';
 
 /** Least time between two log lines about failing listeners (STYLE §10: a summary, not a flood). */
@@ -16,7 +16,7 @@ export class CommitListeners {
 
   constructor(private readonly log: Logger) {}
 
-  /** True when some listener is registered: callers copy pooled memory only then. */
+  /** True when some listener is registered (callers skip gathering batches otherwise). */
   get active(): boolean {
     return this.listeners.size > 0;
   }
@@ -58,11 +58,13 @@ export class CommitListeners {
 }
 
 /**
- * The batch on memory of its own (ordinary, not pooled): what a listener gets of a batch whose
- * columns live in slabs that are reused once it is inserted, or in a request's body.
+ * The batch on memory of its own (ordinary, not pooled): what a listener keeps of a batch it
+ * was lent, whose columns live in slabs that are reused once it is inserted, or in a request's
+ * body. `seriesIds`: only those series (a listener that wants a few of a batch's series).
  */
-export function committedCopy(batch: IngestBatch): CommittedBatch {
-  const series = batch.series.map((s): SeriesPoints => {
+export function copyCommitted(batch: CommittedBatch, seriesIds?: ReadonlySet<number>): CommittedBatch {
+  const wanted = seriesIds ? batch.series.filter((s) => seriesIds.has(s.seriesId)) : batch.series;
+  const series = wanted.map((s): SeriesPoints => {
     const copy: SeriesPoints = { seriesId: s.seriesId, valueType: s.valueType, timestampMs: s.timestampMs.slice() };
     if (s.float) copy.float = s.float.slice();
     if (s.bigint) copy.bigint = s.bigint.slice();

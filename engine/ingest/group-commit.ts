@@ -15,7 +15,7 @@ import { logger as rootLogger, type Logger } from '../log.ts';
 import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
 import type { BatchMemory, CommitListener, IngestBatch, IngestLog, ReadWindow } from './ingest-log.ts';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
-import { CommitListeners, committedCopy } from './commit-listeners.ts';
+import { CommitListeners } from './commit-listeners.ts';
 import { ReadBarriers } from './read-barriers.ts';
 import { encodeWalRecord } from './wal-record.ts';
 import { adoptedBatch, ownedCopy } from './owned-batch.ts';
@@ -149,9 +149,9 @@ export class GroupCommitLog implements IngestLog {
     this.barriers.added(packedBatch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
-    // never before, and the insert's delay is not added to every notification. The copy is
-    // taken now, before the insert can give the slab of owned.batch back.
-    if (this.committed.active) this.committed.notify([committedCopy(owned.batch)]);
+    // never before, and the insert's delay is not added to every notification. The batch is
+    // lent for the call: the insert may give the slab of owned.batch back after it.
+    if (this.committed.active) this.committed.notify([owned.batch]);
     const noop = () => undefined;
     this.queue.push({ batch: packedBatch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
     arrived();
@@ -326,7 +326,7 @@ export class GroupCommitLog implements IngestLog {
         for (const pending of taken) pending.resolve();
         // Without a write-ahead log the insert is the acknowledgement: listeners hear now, while
         // the requests' memory is still theirs (their answers run after this turn).
-        if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => committedCopy(pending.batch as IngestBatch)));
+        if (!this.options.wal && this.committed.active) this.committed.notify(taken.map((pending) => pending.batch as IngestBatch));
         if (fromIndex !== undefined) this.barriers.insertEnded(fromIndex);
         this.inserted(taken);
       } catch (cause) {

@@ -16,6 +16,7 @@ import { startKafkaMock, type KafkaMock } from '../testing/kafka-mock.ts';
 import { makeSeries, pointRows, pollUntil, RecordingSink, uniqueName } from '../testing/kafka-mock-fixtures.ts';
 import type { SeriesPoints } from '../datapoints/types.ts';
 import type { CommittedBatch, IngestBatch } from './ingest-log.ts';
+import { copyCommitted } from './commit-listeners.ts';
 import { startIngester, type Ingester, type IngesterOptions } from './ingester.ts';
 import { KafkaIngestLog } from './kafka-log.ts';
 
@@ -242,7 +243,7 @@ t.test('commit listeners get each batch once it is stored and its offsets commit
   const unsubscribe = running.onCommitted((batch) => {
     const stored = new Set(sink.versionedRows());
     storedWhenHeard.push(pointRows(batch.tenant, batch.series as SeriesPoints[]).every((row) => stored.has(`${row}|v${batch.writeVersion}`)));
-    heard.push(batch);
+    heard.push(copyCommitted(batch)); // lent for the call only
   });
   const rows = () => heard.flatMap((b) => pointRows(b.tenant, b.series as SeriesPoints[]));
   await pollUntil('every point heard', () => rows().length >= expected.length);

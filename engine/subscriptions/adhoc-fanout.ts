@@ -3,6 +3,7 @@
 // same post-commit hook as the broker, so nothing is sent before it is durable; the commit
 // path only queues the batch when the tenant has such a socket, and items are built after.
 // With KAFKA_BROKERS a process hears the batches its own ingester consumed (documented).
+import { copyCommitted } from '../ingest/commit-listeners.ts';
 import type { CommittedBatch, CommitListener } from '../ingest/ingest-log.ts';
 import { datapointItemJson } from './datapoint-items.ts';
 
@@ -18,14 +19,19 @@ export class AdhocFanout {
   private readonly sinks = new Map<string, Set<AdhocSink>>();
   private pending: CommittedBatch[] = [];
   private scheduled = false;
-  /** The commit hook, registered only while a socket listens (a registered hook makes the ingest log copy every batch). */
+  /** The commit hook, registered only while a socket listens (the commit path calls every registered hook with every batch). */
   private stop: (() => void) | undefined;
 
   constructor(private readonly onCommitted: (listener: CommitListener) => () => void) {}
 
   private listener: CommitListener = (batch) => {
-    if (!this.sinks.has(batch.tenant)) return;
-    this.pending.push(batch);
+    const sinks = this.sinks.get(batch.tenant);
+    if (!sinks) return;
+    // Lent for this call only: keep the series some sink of the tenant listens to.
+    const wanted = new Set<number>();
+    for (const sink of sinks) for (const s of batch.series) if (sink.series.has(s.seriesId)) wanted.add(s.seriesId);
+    if (wanted.size === 0) return;
+    this.pending.push(copyCommitted(batch, wanted));
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.fanOut());

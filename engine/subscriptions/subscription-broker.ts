@@ -21,6 +21,7 @@
 // socket gives its leases back, and a lease not acked in time simply becomes visible again
 // (redelivery), on whichever instance asks next. At-least-once; within a subscription
 // messages go in append order, and the points of a series in a message in timestamp order.
+import { copyCommitted } from '../ingest/commit-listeners.ts';
 import type { CommittedBatch, CommitListener, IngestBatch } from '../ingest/ingest-log.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesDirectory, SeriesKeyRow } from '../meta/series-directory.ts';
@@ -168,7 +169,7 @@ export class SubscriptionBroker {
       this.counters.droppedBatches++;
       return;
     }
-    this.queue.push(batch);
+    this.queue.push(copyCommitted(batch)); // lent for this call only
     this.queuedPoints += points;
     if (this.queuedPoints > QUEUE_POINTS_WARN && !this.warnedQueue) {
       this.warnedQueue = true;
