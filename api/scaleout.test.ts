@@ -2,7 +2,7 @@
 // CLICKHOUSE_URL, two ROLE=api instances and one ROLE=ingester serve one tenant's data as
 // one service. Every acknowledged (2xx) write is readable from either instance within "a
 // second or two"; a subscription listening on one instance gets points written through the
-// other; a SIGKILL of an instance or of the ingester during writes loses nothing acknowledged;
+// other, and so does the live stream (/timeseries/datapoints/listen); a SIGKILL of an instance or of the ingester during writes loses nothing acknowledged;
 // rate limits and daily quotas hold across the instances together.
 // Method: the deployment of `make scaleout-up` (engine/testing/scaleout.ts: librdkafka's mock
 // broker, Debian's PostgreSQL, the ClickHouse HTTP fixture over chdb, the service as child
@@ -159,6 +159,38 @@ t.test('a subscription listening on one instance gets points written through the
   const missing = () => expected.filter((key) => !received.has(key));
   await pollUntil('every point on the socket of api-1', () => missing().length === 0, 30_000).catch(() => undefined);
   t.strictSame(missing().slice(0, 10), [], `all ${expected.length} points written through api-2 arrive on api-1's socket`);
+  await socket.close();
+});
+
+t.test('the live stream of one instance gets points written through the other, and through itself', async (t) => {
+  const token = tokenOf(tenant('live'));
+  const [a, b] = apis() as [string, string];
+  t.equal((await call(a, token, '/timeseries/create', { items: ['l1', 'l2', 'quiet'].map((externalId) => ({ externalId, name: externalId, valueType: 'FLOAT' })) })).status, 201);
+  const socket = await listen(`${a.replace('http', 'ws')}/timeseries/datapoints/listen`, token);
+  sockets.push(socket);
+  socket.send({ action: 'subscribe', items: [{ externalId: 'l1' }, { externalId: 'l2' }] });
+  // Answered once the instance's feed of the topic has joined: what is written from now on is heard.
+  await socket.next('the listening answer', (frame) => frame.listening === 2);
+  const received = new Set<string>();
+  const expected: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const externalId = i % 2 === 0 ? 'l1' : 'l2';
+    const written = points(T0 + i * 10, 10);
+    const through = i < 4 ? b : a;
+    t.equal((await call(through, token, '/timeseries/data', { items: [{ externalId, datapoints: written }, { externalId: 'quiet', datapoints: written }] })).status, 204, `write ${i} through api-${through === a ? 1 : 2}`);
+    expected.push(...written.map((d) => `${externalId}@${d.timestamp}`));
+  }
+  const heard = () => {
+    received.clear();
+    for (const frame of socket.frames) for (const message of frame.messages ?? []) {
+      for (const item of message.payload.items) for (const d of item.datapoints) received.add(`${item.externalId}@${new Date(d.timestamp).getTime()}`);
+    }
+    return received;
+  };
+  const missing = () => expected.filter((key) => !heard().has(key));
+  await pollUntil('every point on the live socket of api-1', () => missing().length === 0, 30_000).catch(() => undefined);
+  t.strictSame(missing().slice(0, 10), [], `all ${expected.length} points arrive on api-1's live socket, written through either instance`);
+  t.notOk([...heard()].some((key) => key.startsWith('quiet@')), 'and nothing of a series it does not listen to');
   await socket.close();
 });
 

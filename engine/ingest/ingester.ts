@@ -32,6 +32,11 @@ export interface IngesterOptions {
   groupId?: string;
   /** @default 'plantdata-ingester' */
   clientId?: string;
+  /**
+   * Where a group with no committed offsets starts: the topic's beginning (an ingester must
+   * store every point), or its end (a feed of what is written from now on). @default true
+   */
+  fromBeginning?: boolean;
   logger?: Logger;
   /** Group session: a silent member is dropped after this (DESIGN.md: 6000 joins in ~3 s). @default 6000 */
   sessionTimeoutMs?: number;
@@ -78,6 +83,12 @@ export interface Ingester {
    * write versions. The batches are decoded copies the listener may keep. Returns the unsubscribe.
    */
   onCommitted(listener: CommitListener): () => void;
+  /**
+   * Resolves after the consumer's first fetch, when its position in every assigned partition
+   * is fixed: a group new to the topic told to start at its end (fromBeginning false) hears
+   * whatever is written after this.
+   */
+  fetching(): Promise<void>;
   /** Leaves the group without committing anything not inserted; waits for the batch in hand. */
   stop(): Promise<void>;
 }
@@ -196,13 +207,20 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     if (!event.payload.restart) void rejoinAfterCrash(consumer, run, signal, log);
   });
 
+  let fetched: () => void = () => undefined;
+  const firstFetch = new Promise<void>((resolve) => { fetched = resolve; });
+  const stopListeningForFetch = consumer.on(consumer.events.FETCH, () => {
+    fetched();
+    stopListeningForFetch();
+  });
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
   await run();
   log.info({ topic, groupId, brokers: options.brokers }, 'ingester started');
   return {
     stats: () => ({ ...stats, lagByPartition: { ...stats.lagByPartition } }),
     onCommitted: (listener) => committed.add(listener),
+    fetching: () => firstFetch,
     stop: () => stopIngester(consumer, signal, log, stats),
   };
 }

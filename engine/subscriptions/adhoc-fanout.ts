@@ -2,7 +2,7 @@
 // subscription, no position: a socket gets the points committed while it listens. Fed by the
 // same post-commit hook as the broker, so nothing is sent before it is durable; the commit
 // path only queues the batch when the tenant has such a socket, and items are built after.
-// With KAFKA_BROKERS a process hears the batches its own ingester consumed (documented).
+// With KAFKA_BROKERS it is fed by a consumer of the whole topic instead (listen-feed.ts).
 import { copyCommitted } from '../ingest/commit-listeners.ts';
 import type { CommittedBatch, CommitListener } from '../ingest/ingest-log.ts';
 import { datapointItemJson } from './datapoint-items.ts';
@@ -22,7 +22,16 @@ export class AdhocFanout {
   /** The commit hook, registered only while a socket listens (the commit path calls every registered hook with every batch). */
   private stop: (() => void) | undefined;
 
-  constructor(private readonly onCommitted: (listener: CommitListener) => () => void) {}
+  /** `feedReady`: resolves once what is committed from then on reaches the hook (a feed that must join first). */
+  constructor(
+    private readonly onCommitted: (listener: CommitListener) => () => void,
+    private readonly feedReady: () => Promise<void> = async () => undefined,
+  ) {}
+
+  /** Resolves once the hook hears what is committed from now on: a socket says it listens only then. */
+  ready(): Promise<void> {
+    return this.feedReady();
+  }
 
   private listener: CommitListener = (batch) => {
     const sinks = this.sinks.get(batch.tenant);

@@ -241,6 +241,7 @@ export function adhocListenSession(deps: ListenSessionDeps, access: Access, outp
     }
     series.clear();
     for (const [id, externalId] of next) series.set(id, externalId);
+    await deps.adhoc.ready();
     output.send(JSON.stringify({ listening: series.size }));
   }
 

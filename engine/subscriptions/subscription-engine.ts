@@ -12,6 +12,7 @@ import { logger } from '../log.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import type { RelationalStore } from '../stores/relational.ts';
 import { AdhocFanout } from './adhoc-fanout.ts';
+import { KafkaListenFeed } from './listen-feed.ts';
 import { storeRecovery } from './feed-recovery.ts';
 import { ListenConnections, type ListenCaps } from './listen-connections.ts';
 import {
@@ -92,7 +93,12 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
       throw error;
     }
   }
-  const adhoc = new AdhocFanout((listener) => deps.datapoints.onCommitted(listener));
+  // The ad hoc stream: embedded, the ingest log's hook; with Kafka, a feed of the whole topic
+  // (an API instance has no ingester, an ingester sees only its partitions).
+  const liveFeed = !embedded && config.kafkaBrokers ? new KafkaListenFeed({ brokers: config.kafkaBrokers, log: logger.child({ module: 'listen-feed' }) }) : undefined;
+  const adhoc = liveFeed
+    ? new AdhocFanout((listener) => liveFeed.onCommitted(listener), () => liveFeed.ready())
+    : new AdhocFanout((listener) => deps.datapoints.onCommitted(listener));
   const connections = new ListenConnections();
   const listen: ListenSessionDeps = {
     broker, adhoc, log: logger.child({ module: 'listen-session' }),
@@ -155,6 +161,7 @@ export async function openSubscriptionEngine(config: Readonly<ServiceConfig>, de
     },
     async close() {
       adhoc.close();
+      await liveFeed?.close();
       await feed?.stop();
       await broker.close();
     },
