@@ -95,6 +95,29 @@ export class InspectorProfile {
 }
 
 /** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
+/** store_operation_seconds count and sum by store and operation, from /metrics. */
+async function storeMetrics(url: string): Promise<Map<string, { count: number; sum: number }>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<string, { count: number; sum: number }>();
+  for (const match of text.matchAll(/^store_operation_seconds_(count|sum)\{store="([^"]+)",operation="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
+    const key = `${match[2]}/${match[3]}`;
+    const entry = out.get(key) ?? { count: 0, sum: 0 };
+    entry[match[1] as 'count' | 'sum'] = Number(match[4]);
+    out.set(key, entry);
+  }
+  return out;
+}
+
+/** The store calls of a phase: how many, their mean latency, and points per insert (group commits' size). */
+function reportStoreMetrics(before: Map<string, { count: number; sum: number }>, after: Map<string, { count: number; sum: number }>, points: number): void {
+  for (const [key, { count, sum }] of after) {
+    const calls = count - (before.get(key)?.count ?? 0);
+    if (calls === 0) continue;
+    const seconds = sum - (before.get(key)?.sum ?? 0);
+    console.log(`  store ${key}: ${calls} calls, mean ${(seconds / calls * 1000).toFixed(1)} ms${key.endsWith('insert') || key.endsWith('insertMany') ? `, ${Math.round(points / calls)} points per call` : ''}`);
+  }
+}
+
 function threadCpu(rootPid: number): Map<string, number> {
   const out = new Map<string, number>();
   const ticks = 100;
@@ -196,6 +219,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
   const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const metricsBefore = await storeMetrics(service.url);
   const cpuBefore = treeCpuSeconds(service.rootPid);
   const threadsBefore = threadCpu(service.rootPid);
   const started = performance.now();
@@ -220,6 +244,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const points = acks.length * 1000;
   console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
   report('ack', acks);
+  reportStoreMetrics(metricsBefore, await storeMetrics(service.url), points);
   const threadsAfter = threadCpu(service.rootPid);
   console.log('CPU by thread during the ingest:');
   reportThreads(threadsBefore, threadsAfter);
