@@ -82,14 +82,6 @@ export function readStatusLines<K extends StatusKey>(pid: number, keys: readonly
   return out;
 }
 
-export function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
-}
-
 /**
  * Polls a process tree's memory while a phase runs: the peak of the tree's summed RSS and
  * the high-water mark (VmHWM) of its largest process, which the kernel keeps exactly.

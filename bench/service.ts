@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mintToken } from '../api/auth.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processTree, readCmdline, readProcState } from './proc-stats.ts';
+import { commandLine } from '../engine/testing/detached-process.ts';
+import { processTree, readProcState } from './proc-stats.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const MAIN_COMPILED = path.join(REPO_ROOT, 'dist', 'api', 'main.js');
@@ -135,7 +136,7 @@ async function startServiceHealthy(url: string): Promise<void> {
 
 /** The deepest node process of the tree whose command line runs api/main (compiled or not). */
 function findMainPid(rootPid: number): number {
-  const candidates = processTree(rootPid).filter((pid) => /api\/main\.[jt]s/.test(readCmdline(pid)));
+  const candidates = processTree(rootPid).filter((pid) => /api\/main\.[jt]s/.test(commandLine(pid)));
   // processTree lists parents before children along each branch: the last match is the deepest.
   return candidates.at(-1) ?? rootPid;
 }
@@ -147,7 +148,7 @@ function findMainPid(rootPid: number): number {
  */
 async function stopChild(child: ChildProcess, mainPid: number | undefined): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const tree = child.pid ? processTree(child.pid).map((pid) => ({ pid, cmdline: readCmdline(pid) })) : [];
+  const tree = child.pid ? processTree(child.pid).map((pid) => ({ pid, cmdline: commandLine(pid) })) : [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const childWithin = (ms: number) => Promise.race([exited.then(() => true), sleep(ms, undefined, { ref: false }).then(() => false)]);
   if (mainPid && mainPid !== child.pid) {
@@ -159,7 +160,7 @@ async function stopChild(child: ChildProcess, mainPid: number | undefined): Prom
     if (!(await childWithin(10_000))) signal(child.pid, 'SIGKILL');
   }
   for (const { pid, cmdline } of tree) {
-    if (readCmdline(pid) !== cmdline || cmdline === '') continue; // gone, or the PID was reused
+    if (commandLine(pid) !== cmdline || cmdline === '') continue; // gone, or the PID was reused
     signal(pid, 'SIGTERM');
     if (!(await gone(pid, 10_000))) signal(pid, 'SIGKILL');
   }

@@ -49,7 +49,10 @@ export async function assertNoTargetCycles(tx: Queryable, tenant: string, writte
   for (const node of nodes.values()) {
     for (const series of inputs.get(node) ?? []) {
       const keeper = keeperOf.get(series);
-      if (keeper && keeper !== node) readers.set(keeper, [...(readers.get(keeper) ?? []), node]);
+      if (!keeper || keeper === node) continue;
+      const list = readers.get(keeper);
+      if (list) list.push(node);
+      else readers.set(keeper, [node]);
     }
   }
   const onCycle = writtenOnCycles(nodes.values(), readers);
