@@ -3,9 +3,9 @@
 // file size are on stable storage, as write + fdatasync do, in one call to the thread pool
 // instead of two and one trip back to the event loop instead of two; each trip waits for the
 // loop's turn under load: the log alone, 16 appenders of 24 KB on this machine, 7.0-9.8k
-// appends/s at p50 1.4-1.8 ms against 5.5-7.7k at 1.7-2.6 ms); the engine insert can then
-// follow in the background,
-// in larger inserts (group-commit.ts). Appends waiting together share one write and one sync.
+// appends/s at p50 1.4-1.8 ms against 5.5-7.7k at 1.7-2.6 ms). The engine insert can then
+// follow in the background, in larger inserts (group-commit.ts). Appends waiting together
+// share one write.
 // At open, the batches of the segments left behind are handed back for replay: one that did
 // reach the engine comes back as a duplicate of itself (same write version and values, one row
 // after FINAL), and one a later write or delete replaced loses to the higher version, as a
