@@ -1,9 +1,11 @@
 // Goal: the live feed behind /timeseries/datapoints/listen with Kafka hears every batch on the
 // topic (all partitions) once a listener is registered and ready() resolved; it stops after the
 // last listener left and its idle time; a later listener starts it afresh at the topic's end,
-// so batches written while it was stopped are never replayed; after close it starts no more.
+// so batches written while it was stopped are never replayed; after close it starts no more;
+// a start that failed (no broker) is tried again while a listener waits, and then hears.
 // Method: librdkafka's mock broker (a real Kafka protocol server) with 4 partitions; batches
 // appended through the service's own Kafka ingest log.
+import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { logger } from '../log.ts';
 import type { CommittedBatch } from '../ingest/ingest-log.ts';
@@ -96,4 +98,34 @@ t.test('a listener that comes back within the idle time keeps the running feed',
   await log.append({ tenant, series });
   await pollUntil('heard', () => kept.rows().length >= 2, 20_000).catch(() => undefined);
   t.strictSame(kept.rows(), pointRows(tenant, series).sort(), 'heard without a new join');
+});
+
+/** A 127.0.0.1 port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+t.test('a start that failed is tried again while a listener waits', async (t) => {
+  const topic = uniqueName('dp');
+  const log = await openLog(t, topic);
+  // The feed reads its brokers at each start: unreachable first, the mock broker later.
+  const brokers = [`127.0.0.1:${await closedPort()}`];
+  const feed = new KafkaListenFeed({ brokers, topic, log: testLogger, retryMs: 200, consumer: CONSUMER });
+  t.teardown(() => feed.close());
+  const kept = recorder();
+  feed.onCommitted(kept.listener);
+  await feed.ready();
+  t.notOk(feed.running, 'no broker: not running, and ready() did not reject');
+  brokers.splice(0, brokers.length, ...mock.brokers);
+  await pollUntil('started by a retry', () => feed.running, 30_000);
+  await feed.ready();
+  const tenant = uniqueName('tenant');
+  const series = [makeSeries(4, 'FLOAT', 3)];
+  await log.append({ tenant, series });
+  await pollUntil('heard', () => kept.rows().length >= 3, 20_000).catch(() => undefined);
+  t.strictSame(kept.rows(), pointRows(tenant, series).sort(), 'and then hears what is written');
 });

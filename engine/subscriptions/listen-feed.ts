@@ -16,6 +16,8 @@ import type { Logger } from '../log.ts';
 
 /** How long the consumer stays after the last listener left. */
 export const LISTEN_FEED_IDLE_MS = 60_000;
+/** After a start that failed (Kafka unreachable), the next try while sockets listen. */
+export const LISTEN_FEED_RETRY_MS = 5_000;
 export const LISTEN_FEED_GROUP_PREFIX = 'plantdata-listen-';
 
 export interface ListenFeedOptions {
@@ -24,6 +26,7 @@ export interface ListenFeedOptions {
   /** @default 'datapoints' */
   topic?: string;
   idleMs?: number;
+  retryMs?: number;
   /** Consumer settings (tests: shorter sessions). */
   consumer?: Partial<Pick<IngesterOptions, 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'rebalanceTimeoutMs' | 'maxWaitTimeMs'>>;
 }
@@ -38,6 +41,7 @@ export class KafkaListenFeed {
   /** The consumer's start under way or done; undefined while stopped. */
   private starting: Promise<Ingester | undefined> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: ListenFeedOptions) {
@@ -64,13 +68,21 @@ export class KafkaListenFeed {
 
   /**
    * Resolves once the consumer has joined its group, so what is committed from then on is
-   * heard. A start that failed is logged and tried again by the next call; it never rejects.
+   * heard. A start that failed is logged and tried again by the next call, and every
+   * LISTEN_FEED_RETRY_MS while sockets listen; it never rejects.
    */
   async ready(): Promise<void> {
     if (this.closed) return;
-    this.starting ??= this.start();
-    const ingester = await this.starting;
-    if (!ingester) this.starting = undefined;
+    const starting = (this.starting ??= this.start());
+    if (await starting) return;
+    if (this.starting === starting) this.starting = undefined;
+    if (this.listenerCount > 0 && !this.retryTimer && !this.closed) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        if (this.listenerCount > 0) void this.ready();
+      }, this.options.retryMs ?? LISTEN_FEED_RETRY_MS);
+      this.retryTimer.unref();
+    }
   }
 
   /** Whether the consumer runs (tests). */
@@ -81,6 +93,7 @@ export class KafkaListenFeed {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
+    clearTimeout(this.retryTimer);
     await this.stop();
   }
 
