@@ -11,12 +11,11 @@
 // requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
 // held it (V8 heap, array buffers, the rest native: chdb), then bytes per point after OPTIMIZE FINAL
 // by table and column (the RSS and disk targets).
-import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import WebSocket from 'ws';
 import { HttpClient, parseJson } from './http-client.ts';
+import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak } from './probe-process.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { runIngest } from './load.ts';
@@ -39,60 +38,6 @@ function parseArgs(argv: string[]): ProbeOptions {
   return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
 }
 
-/** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
-export class InspectorProfile {
-  private socket!: WebSocket;
-  private nextId = 1;
-  private readonly pending = new Map<number, (result: unknown) => void>();
-
-  static async attach(pid: number): Promise<InspectorProfile> {
-    process.kill(pid, 'SIGUSR1');
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        const list = await (await fetch('http://127.0.0.1:9229/json/list')).json() as { webSocketDebuggerUrl: string }[];
-        const profile = new InspectorProfile();
-        await profile.open(list[0]?.webSocketDebuggerUrl as string);
-        return profile;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-  }
-
-  private open(url: string): Promise<void> {
-    this.socket = new WebSocket(url);
-    this.socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
-      if (message.id !== undefined) this.pending.get(message.id)?.(message.result);
-    });
-    return new Promise((resolve, reject) => { this.socket.once('open', () => resolve()); this.socket.once('error', reject); });
-  }
-
-  call(method: string, params: object = {}): Promise<unknown> {
-    const id = this.nextId++;
-    this.socket.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve) => this.pending.set(id, resolve));
-  }
-
-  async start(): Promise<void> {
-    await this.call('Profiler.enable');
-    await this.call('Profiler.setSamplingInterval', { interval: 200 });
-    await this.call('Profiler.start');
-  }
-
-  async stop(file: string): Promise<void> {
-    const { profile } = await this.call('Profiler.stop') as { profile: unknown };
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(profile));
-    this.socket.close();
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
 
 /** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
 /** store_operation_seconds count and sum by store and operation, from /metrics. */
@@ -257,83 +202,6 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   for (const client of clients) client.close();
 }
 
-/** The RSS of the main process by kind (smaps_rollup) and what Node says it holds, sampled at the peak. */
-interface MemorySample { rssBytes: number; anonBytes: number; fileBytes: number; node?: NodeJS.MemoryUsage; pooledBytes?: number; onLoanBytes?: number }
-
-function readSmapsRollup(pid: number): { rssBytes: number; anonBytes: number; fileBytes: number } {
-  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-  const rssBytes = kb('Rss');
-  const anonBytes = kb('Anonymous');
-  return { rssBytes, anonBytes, fileBytes: rssBytes - anonBytes };
-}
-
-/** The largest mappings by RSS (PROBE_SMAPS=1): which file or anonymous region holds it. */
-function readTopMappings(pid: number): string[] {
-  const byName = new Map<string, number>();
-  let name = '';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) { name = head[1] || '[anon]'; continue; }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) byName.set(name, (byName.get(name) ?? 0) + Number(rss[1]) * 1024);
-  }
-  return [...byName].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([n, bytes]) => `${mib(bytes).padStart(8)}  ${n}`);
-}
-
-/** Polls the main process every 100 ms; at each new RSS high asks it (inspector) for process.memoryUsage(). */
-class PeakSampler {
-  peak: MemorySample = { rssBytes: 0, anonBytes: 0, fileBytes: 0 };
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
-  topMappings: string[] = [];
-  queuedPointsMax = 0;
-  onLoanBytesMax = 0;
-
-  constructor(private readonly pid: number, private readonly http: HttpClient, private readonly inspector: InspectorProfile) {}
-
-  start(): this {
-    this.timer = setInterval(() => { if (!this.busy) void this.sample(); }, 100);
-    return this;
-  }
-
-  private async sample(): Promise<void> {
-    this.busy = true;
-    try {
-      const metrics = (await this.http.request('GET', '/metrics')).body.toString('utf8');
-      const gauge = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-      const onLoan = gauge('ingest_memory_bytes{state="on_loan"}');
-      this.queuedPointsMax = Math.max(this.queuedPointsMax, gauge('ingest_backlog{kind="queued_points"}'));
-      this.onLoanBytesMax = Math.max(this.onLoanBytesMax, onLoan);
-      const smaps = readSmapsRollup(this.pid);
-      if (smaps.rssBytes <= this.peak.rssBytes) return;
-      this.peak = smaps;
-      if (process.env['PROBE_SMAPS'] === '1') this.topMappings = readTopMappings(this.pid);
-      const answer = await this.inspector.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true }) as { result: { value: string } };
-      if (smaps.rssBytes >= this.peak.rssBytes) this.peak = { ...smaps, node: JSON.parse(answer.result.value) as NodeJS.MemoryUsage, pooledBytes: gauge('ingest_memory_bytes{state="pooled"}'), onLoanBytes: onLoan };
-    } catch { /* the process is busy or gone: next sample */ } finally {
-      this.busy = false;
-    }
-  }
-
-  stop(): MemorySample {
-    if (this.timer) clearInterval(this.timer);
-    return this.peak;
-  }
-}
-
-const MIB = 2 ** 20;
-const mib = (bytes: number | undefined) => `${((bytes ?? Number.NaN) / MIB).toFixed(0)} MiB`;
-
-function reportPeak(hwmBytes: number, peak: MemorySample): void {
-  console.log(`peak RSS (VmHWM of the main process): ${mib(hwmBytes)}`);
-  console.log(`  at the highest sampled RSS ${mib(peak.rssBytes)}: anonymous ${mib(peak.anonBytes)}, file-backed ${mib(peak.fileBytes)}`);
-  const node = peak.node;
-  if (!node) return;
-  const native = peak.anonBytes - node.heapTotal - node.arrayBuffers;
-  console.log(`  V8 heap ${mib(node.heapTotal)} (used ${mib(node.heapUsed)}), array buffers ${mib(node.arrayBuffers)} (slab pool: pooled ${mib(peak.pooledBytes)}, on loan ${mib(peak.onLoanBytes)}), external ${mib(node.external)}`);
-  console.log(`  anonymous beyond the V8 heap and array buffers (chdb, Node's native side): ${mib(native)}`);
-}
 
 /** Stops the service, OPTIMIZE ... FINAL everywhere (chdb-merge.ts), then bytes per point by table and column. */
 async function reportDisk(service: RunningService, pointCount: number): Promise<void> {

@@ -36,7 +36,6 @@ const NOTHING_STORED = { insert: async (_batch: IngestBatch) => undefined, inser
 
 export class KafkaListenFeed {
   private readonly listeners: CommitListeners;
-  private listenerCount = 0;
   private ingester: Ingester | undefined;
   /** The consumer's start under way or done; undefined while stopped. */
   private starting: Promise<Ingester | undefined> | undefined;
@@ -51,7 +50,6 @@ export class KafkaListenFeed {
   /** Registers a listener (the feed starts if stopped); returns the unsubscribe. */
   onCommitted(listener: CommitListener): () => void {
     const remove = this.listeners.add(listener);
-    this.listenerCount++;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     void this.ready();
@@ -60,7 +58,7 @@ export class KafkaListenFeed {
       if (removed) return;
       removed = true;
       remove();
-      if (--this.listenerCount > 0 || this.closed) return;
+      if (this.listeners.active || this.closed) return;
       this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs ?? LISTEN_FEED_IDLE_MS);
       this.idleTimer.unref();
     };
@@ -76,10 +74,10 @@ export class KafkaListenFeed {
     const starting = (this.starting ??= this.start());
     if (await starting) return;
     if (this.starting === starting) this.starting = undefined;
-    if (this.listenerCount > 0 && !this.retryTimer && !this.closed) {
+    if (this.listeners.active && !this.retryTimer && !this.closed) {
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
-        if (this.listenerCount > 0) void this.ready();
+        if (this.listeners.active) void this.ready();
       }, this.options.retryMs ?? LISTEN_FEED_RETRY_MS);
       this.retryTimer.unref();
     }
