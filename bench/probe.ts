@@ -5,7 +5,10 @@
 // authors. The profile opens in Chrome DevTools or speedscope. --perf records every thread of the
 // service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
-//   npx tsx bench/probe.ts v1|v3|gateway|bulk [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//   npx tsx bench/probe.ts v1|v3|gateway|bulk|egress [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//
+// egress: one series of 1,000,000 points read whole in 100,000-point pages, as Arrow and as JSON
+// by turns (the bench's egress row), each page's time, and the CPU of a read in each form.
 //
 // bulk: the bench's bulk ingest shape at a smaller size (N series x 100,000 points, 100,000-point
 // requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { HttpClient, parseJson } from './http-client.ts';
+import { ARROW_STREAM_TYPE, readArrowPoints } from './arrow-bodies.ts';
 import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak } from './probe-process.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { forceMergeChdb } from './chdb-merge.ts';
@@ -29,17 +33,18 @@ import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
 
-interface ProbeOptions { phase: 'v1' | 'v3' | 'gateway' | 'bulk'; profile?: string; perf?: string; seconds: number; seriesCount: number }
+type Phase = 'v1' | 'v3' | 'gateway' | 'bulk' | 'egress';
+const PHASES: readonly Phase[] = ['v1', 'v3', 'gateway', 'bulk', 'egress'];
+
+interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount: number }
 
 function parseArgs(argv: string[]): ProbeOptions {
-  const phase = argv[0];
-  if (phase !== 'v1' && phase !== 'v3' && phase !== 'gateway' && phase !== 'bulk') throw new Error('usage: probe.ts v1|v3|gateway|bulk [--profile FILE] [--perf FILE] [--seconds N] [--series N]');
+  const phase = argv[0] as Phase;
+  if (!PHASES.includes(phase)) throw new Error(`usage: probe.ts ${PHASES.join('|')} [--profile FILE] [--perf FILE] [--seconds N] [--series N]`);
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
   return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
 }
 
-
-/** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
 /** store_operation_seconds count and sum by store and operation, from /metrics. */
 async function storeMetrics(url: string): Promise<Map<string, { count: number; sum: number }>> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -63,6 +68,7 @@ function reportStoreMetrics(before: Map<string, { count: number; sum: number }>,
   }
 }
 
+/** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
 function threadCpu(rootPid: number): Map<string, number> {
   const out = new Map<string, number>();
   const ticks = 100;
@@ -202,6 +208,67 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   for (const client of clients) client.close();
 }
 
+/** The bench's egress row (bench/arrow-rows.ts): 1,000,000 points of one series in 100,000-point pages, Arrow and JSON by turns. */
+async function egressPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
+  // 1,000,000 points at 1 s span 11.6 days: ending two weeks ago, no hour is hot and the fold
+  // does not wait for them (rollup-fold.ts hotMaxAgeMs).
+  const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 43_200, senderCount: 1 } as never, Date.now() - 14 * 24 * HOUR_MS);
+  const loadStarted = performance.now();
+  await bulkLoad(http, workload, 1);
+  const loaded = performance.now();
+  await waitForFold(http);
+  console.log(`loaded in ${((loaded - loadStarted) / 1000).toFixed(1)} s, background work quiet ${((performance.now() - loaded) / 1000).toFixed(1)} s later`);
+  const readWhole = async (format: 'arrow' | 'json'): Promise<{ pages: number[]; points: number }> => {
+    const pages: number[] = [];
+    let points = 0;
+    let cursor: string | undefined;
+    do {
+      const item = { externalId: workload.externalId(0), start: workload.startMs, end: workload.endMs, limit: 100_000, ...(cursor ? { cursor } : {}) };
+      const answer = await http.request('POST', '/timeseries/data/list', JSON.stringify({ items: [item] }), { 'content-type': 'application/json', ...(format === 'arrow' ? { accept: ARROW_STREAM_TYPE } : {}) });
+      if (answer.status !== 200) throw new Error(`${format} page: ${answer.status} ${answer.body.toString('utf8', 0, 300)}`);
+      pages.push(answer.elapsedMs);
+      if (format === 'arrow') {
+        const page = readArrowPoints(answer.body);
+        points += page.timestamps.length;
+        cursor = page.batchMetadata.get('nextCursor');
+      } else {
+        const item = parseJson<{ items: { datapoints: unknown[]; nextCursor?: string }[] }>(answer).items[0];
+        points += item?.datapoints.length ?? 0;
+        cursor = item?.nextCursor;
+      }
+    } while (cursor);
+    return { pages, points };
+  };
+  // Warm-up, untimed: the first read of each form compiles its paths.
+  await readWhole('arrow');
+  await readWhole('json');
+  const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
+  await profile?.start();
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const totals = { arrow: [] as number[], json: [] as number[] };
+  const pages = { arrow: [] as number[], json: [] as number[] };
+  const cpu = { arrow: 0, json: 0 };
+  const until = performance.now() + opts.seconds * 1000;
+  for (let round = 0; performance.now() < until; round++) {
+    for (const format of (round % 2 === 0 ? ['arrow', 'json'] : ['json', 'arrow']) as ('arrow' | 'json')[]) {
+      const cpuBefore = treeCpuSeconds(service.rootPid);
+      const read = await readWhole(format);
+      cpu[format] += treeCpuSeconds(service.rootPid) - cpuBefore;
+      if (read.points !== workload.size.pointsPerSeries) throw new Error(`${format}: ${read.points} points`);
+      totals[format].push(read.pages.reduce((a, b) => a + b, 0));
+      pages[format].push(...read.pages);
+    }
+  }
+  if (profile && opts.profile) await profile.stop(opts.profile);
+  if (perf) for (const line of await perf.stop()) console.log(line);
+  for (const format of ['arrow', 'json'] as const) {
+    report(`${format} 1M points`, totals[format]);
+    report(`${format} page`, pages[format]);
+    console.log(`  CPU per 1M-point read: ${(cpu[format] / totals[format].length * 1000).toFixed(1)} ms`);
+  }
+  const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+  console.log(`JSON / Arrow: ${(median(totals.json) / median(totals.arrow)).toFixed(2)}x`);
+}
 
 /** Stops the service, OPTIMIZE ... FINAL everywhere (chdb-merge.ts), then bytes per point by table and column. */
 async function reportDisk(service: RunningService, pointCount: number): Promise<void> {
@@ -266,6 +333,7 @@ async function main(): Promise<void> {
   try {
     if (opts.phase === 'gateway') await gatewayPhase(service, opts);
     else if (opts.phase === 'bulk') await bulkPhase(service, http, opts);
+    else if (opts.phase === 'egress') await egressPhase(service, http, opts);
     else await readPhase(service, http, opts);
   } finally {
     http.close();
