@@ -6,6 +6,15 @@
 // service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
 //   npx tsx bench/probe.ts v1|v3|gateway|bulk|egress [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live]
+//
+// gateway: the bench's gateway shape (10 tenants, 1,000-point requests of 100 series x 10 points,
+// 16 connections). --spec-limits starts the service with SPEC's default rate limits and quotas
+// (as the bench's load rows do) instead of the bench's raised ones; --users N spreads each
+// tenant's requests over N callers (the bench: 4). --one-tenant writes the same 1,000 series
+// into one tenant (the bench's one-tenant rows), --rate N paces the requests at N points/s, and
+// --live reads a live chart meanwhile (the bench's V1 (c): one written series' 6 h of 1m
+// aggregates from the start of what is written, every 200 ms) and reports its latency.
 //
 // egress: one series of 1,000,000 points read whole in 100,000-point pages, as Arrow and as JSON
 // by turns (the bench's egress row), each page's time, and the CPU of a read in each form.
@@ -27,7 +36,7 @@ import { PlantdataTarget, waitForBackgroundWork } from './plantdata-target.ts';
 import { processTree, readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
 import { openColumnarStore } from '../engine/stores/columnar.ts';
 import { PERF_NODE_OPTION, PerfRecord } from './perf-profile.ts';
-import { startService, type RunningService } from './service.ts';
+import { SPEC_DEFAULT_SERVICE_CONFIG, startService, type RunningService } from './service.ts';
 import { quantile } from './stats.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
@@ -36,13 +45,15 @@ const HOUR_MS = 3_600_000;
 type Phase = 'v1' | 'v3' | 'gateway' | 'bulk' | 'egress';
 const PHASES: readonly Phase[] = ['v1', 'v3', 'gateway', 'bulk', 'egress'];
 
-interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount: number }
+interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0] as Phase;
   if (!PHASES.includes(phase)) throw new Error(`usage: probe.ts ${PHASES.join('|')} [--profile FILE] [--perf FILE] [--seconds N] [--series N]`);
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
-  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20) };
+  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20),
+    specLimits: argv.includes('--spec-limits'), usersPerTenant: Number(flag('--users') ?? 1),
+    oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live') };
 }
 
 /** store_operation_seconds count and sum by store and operation, from /metrics. */
@@ -150,23 +161,28 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
 }
 
 async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promise<void> {
-  const tenants = 10;
-  const seriesPerTenant = 100;
+  // Ten groups of 100 series: a tenant each, or (--one-tenant) 1,000 series of one tenant.
+  const groups = 10;
+  const seriesPerGroup = 100;
+  const tenants = opts.oneTenant ? 1 : groups;
   const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 1000, senderCount: 1 } as never);
-  const clients = Array.from({ length: tenants }, (_, t) => new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token(`gw-${t}`, `u${t}`)}` }, socketsMax: 16 }));
-  for (let t = 0; t < tenants; t++) {
-    await clients[t]!.postJson('/timeseries/create', { items: Array.from({ length: seriesPerTenant }, (_, s) => ({ externalId: `gw-${s}`, name: `gw ${s}`, valueType: 'FLOAT' })) }, 201);
+  const users = opts.usersPerTenant;
+  const clients = Array.from({ length: tenants * users }, (_, c) => new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token(`gw-${c % tenants}`, `u${c}`)}` }, socketsMax: 16 }));
+  const externalId = (g: number, s: number) => `gw-${opts.oneTenant ? g * seriesPerGroup + s : s}`;
+  for (let g = 0; g < (opts.oneTenant ? groups : tenants); g++) {
+    const items = Array.from({ length: seriesPerGroup }, (_, s) => ({ externalId: externalId(g, s), name: `gw ${s}`, valueType: 'FLOAT' }));
+    await clients[g % tenants]!.postJson('/timeseries/create', { items }, 201);
   }
-  const body = (t: number, step: number) => {
+  const body = (g: number, step: number) => {
     const items: string[] = [];
-    for (let s = 0; s < seriesPerTenant; s++) {
+    for (let s = 0; s < seriesPerGroup; s++) {
       const points: string[] = [];
-      for (let k = 0; k < 10; k++) points.push(`{"timestamp":${workload.timestamp(step * 10 + k)},"value":"${workload.valueText(s + t, step * 10 + k)}"}`);
-      items.push(`{"externalId":"gw-${s}","datapoints":[${points.join(',')}]}`);
+      for (let k = 0; k < 10; k++) points.push(`{"timestamp":${workload.timestamp(step * 10 + k)},"value":"${workload.valueText(s + g, step * 10 + k)}"}`);
+      items.push(`{"externalId":"${externalId(g, s)}","datapoints":[${points.join(',')}]}`);
     }
     return `{"items":[${items.join(',')}]}`;
   };
-  const bodies = Array.from({ length: 200 }, (_, i) => body(i % tenants, Math.floor(i / tenants)));
+  const bodies = Array.from({ length: 200 }, (_, i) => body(i % groups, Math.floor(i / groups)));
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
   const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
@@ -180,14 +196,35 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const sender = async () => {
     while (performance.now() < until) {
       const i = next++;
-      const t = i % tenants;
+      const g = i % groups;
+      const step = Math.floor(i / groups);
+      // Paced: request i starts no earlier than its place in the schedule.
+      if (opts.pointsPerSecond) {
+        const due = started + (i * 1000 * 1000) / opts.pointsPerSecond;
+        if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+      }
       // Past the prepared bodies, shift time by whole rounds so every request writes new points.
-      const answer = await clients[t]!.request('POST', '/timeseries/data', i < bodies.length ? bodies[i]! : body(t, Math.floor(i / tenants)), { 'content-type': 'application/json' });
+      const client = clients[(g % tenants) + tenants * (step % users)]!;
+      const answer = await client.request('POST', '/timeseries/data', i < bodies.length ? bodies[i]! : body(g, step), { 'content-type': 'application/json' });
       if (answer.status !== 204) throw new Error(`ingest: ${answer.status} ${answer.body.toString('utf8')}`);
       acks.push(answer.elapsedMs);
     }
   };
-  await Promise.all(Array.from({ length: 16 }, sender));
+  const liveReads: number[] = [];
+  const liveReader = async () => {
+    const reader = new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token('gw-0', 'live')}` } });
+    for (let k = 0; performance.now() < until; k++) {
+      const turn = performance.now();
+      const from = workload.startMs + (k % 30) * 60_000;
+      const query = { items: [{ externalId: externalId(0, 0), start: from, end: from + 6 * HOUR_MS, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1m', limit: 10_000 }] };
+      const answer = await reader.postJson('/timeseries/data/list', query);
+      liveReads.push(answer.elapsedMs);
+      const wait = turn + 200 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    reader.close();
+  };
+  await Promise.all([...Array.from({ length: 16 }, sender), ...(opts.live ? [liveReader()] : [])]);
   const elapsed = (performance.now() - started) / 1000;
   const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
   if (profile && opts.profile) await profile.stop(opts.profile);
@@ -195,6 +232,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const points = acks.length * 1000;
   console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
   report('ack', acks);
+  if (opts.live) report('live chart (V1 (c))', liveReads);
   reportStoreMetrics(metricsBefore, await storeMetrics(service.url), points);
   const threadsAfter = threadCpu(service.rootPid);
   console.log('CPU by thread during the ingest:');
@@ -327,7 +365,8 @@ async function main(): Promise<void> {
     logDir: path.join(import.meta.dirname, 'out', 'logs'),
     // --perf: V8 writes a map of its JIT-compiled code, so perf can name JS functions.
     ...(opts.perf ? { env: { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} ${PERF_NODE_OPTION}`.trim() } } : {}),
-    // The bench's raised limits: the limiter and the quotas still run, they only never refuse.
+    // The bench's raised limits (the limiter and the quotas still run, they only never refuse), or SPEC's.
+    ...(opts.specLimits ? { serviceConfig: SPEC_DEFAULT_SERVICE_CONFIG } : {}),
   });
   const http = new HttpClient(service.url, { headers: { authorization: `Bearer ${service.token('probe')}` } });
   try {
