@@ -319,7 +319,7 @@ export class DatapointStore {
     this.foldAfterMerges = false;
     // Expired tombstones are looked for once a minute; pending ones every round.
     const expire = Date.now() - this.lastExpiryMs > 60_000;
-    const purge = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire);
+    const purge = await purgeTombstones(this.columnar, report.computedAt, this.options.purge, expire, (work) => (this.merges ? this.merges.whileMerging(work) : work()));
     await this.follower.purged(purge.series, purge.contextRowsRemoved);
     if (expire) this.lastExpiryMs = Date.now();
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();

@@ -1,6 +1,8 @@
 // Goal: MergeDeferral stops the merges of its tables while the load is bulk and starts them
 // again when the load ends, when a table passes partsMax active parts (stopping again only at
-// partsResume or fewer), and once deferMaxMs of one bulk episode has passed.
+// partsResume or fewer), and once deferMaxMs of one bulk episode has passed; a mutation run
+// through whileMerging completes during a bulk load (the engine runs mutations in the merge
+// pool, so one issued on a stopped table waits for its merges).
 // Method: real embedded chdb, one store for the file (chdb allows one data directory per
 // process), one small MergeTree table per case. The load runs on explicit nowMs values; the
 // engine's merge state is read back from system.parts and from OPTIMIZE, which the engine
@@ -104,6 +106,39 @@ t.test('a bulk load stops merges; its end starts them again', async (t) => {
   t.same(merges.stoppedTables(), [], 'merges started again');
   const parts = await pollParts(table, (n) => n < 6);
   t.ok(parts < 6, `background merges reduce the part count (6 -> ${parts})`);
+});
+
+t.test('whileMerging: a lightweight DELETE during a bulk load completes; the load stops merges again after it', async (t) => {
+  const table = 't_md_mutation';
+  await createTable(table);
+  await insertParts(table, 2);
+  const load = newLoad();
+  const merges = deferral(table, load, { partsMax: 64, partsResume: 16, deferMaxMs: 60_000 });
+  load.note(BULK, T0);
+  await merges.update(T0);
+  t.same(merges.stoppedTables(), [table], 'bulk: stopped');
+
+  // The hazard itself: issued on the stopped table, the DELETE does not complete.
+  let direct = false;
+  const directDelete = store.command(`DELETE FROM ${table} WHERE a = 1`).then(() => { direct = true; });
+  await pause(1_500);
+  t.notOk(direct, 'a DELETE on a table whose merges are stopped is still waiting after 1.5 s');
+
+  let deleted = false;
+  const guarded = merges.whileMerging(async () => {
+    await store.command(`DELETE FROM ${table} WHERE a = 2`);
+    deleted = true;
+  });
+  // An update queued while the mutation runs (a bulk insert arrives) waits for it.
+  const queuedUpdate = merges.update(T0 + 1);
+  await guarded;
+  t.ok(deleted, 'the DELETE run through whileMerging completed');
+  await directDelete;
+  t.ok(direct, 'and the one waiting before it completed once merges ran');
+  const [left] = await store.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} WHERE a IN (1, 2)`);
+  t.equal(left?.n, '0', 'both rows are gone');
+  await queuedUpdate;
+  t.same(merges.stoppedTables(), [table], 'the update queued meanwhile stopped the table again (still bulk)');
 });
 
 t.test('more than partsMax parts start merges during a bulk load, until partsResume', async (t) => {

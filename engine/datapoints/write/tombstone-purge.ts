@@ -57,15 +57,22 @@ export interface PurgeReport {
   contextRowsRemoved: boolean;
 }
 
+/** Runs the raw tables' DELETE; the store runs it with their merges going (merge-deferral.ts whileMerging). */
+export type RawMutationRunner = (work: () => Promise<void>) => Promise<void>;
+
 /** Purges up to tombstonesPerPurge pending tombstones; `expire` also drops old purged ones. */
-export async function purgeTombstones(store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}, expire = true): Promise<PurgeReport> {
+export async function purgeTombstones(
+  store: ColumnarStore, nowMicros: bigint, options: PurgeOptions = {}, expire = true, rawMutation: RawMutationRunner = (work) => work(),
+): Promise<PurgeReport> {
   const rows = await store.query<PendingRow>(PENDING_TOMBSTONES_SQL, { limit: options.tombstonesPerPurge ?? 500 });
   let contextRowsRemoved = false;
   if (rows.length > 0) {
-    for (const family of FAMILIES) {
-      const params = new ColumnarParams();
-      await store.command(purgeRawSql(FAMILY_SHAPES[family].rawTable, covered(params, rows)), params.values);
-    }
+    await rawMutation(async () => {
+      for (const family of FAMILIES) {
+        const params = new ColumnarParams();
+        await store.command(purgeRawSql(FAMILY_SHAPES[family].rawTable, covered(params, rows)), params.values);
+      }
+    });
     contextRowsRemoved = rows.some((r) => BigInt(r.version) === SERIES_PURGE_VERSION);
     await purgeDerived(store, rows);
     const params = new ColumnarParams();
