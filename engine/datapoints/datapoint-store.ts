@@ -14,6 +14,7 @@ import { readRaw, readRawJson, type RawJsonResult } from './read/datapoint-read.
 import { readRawArrow, type RawArrowPage } from './read/datapoint-arrow.ts';
 import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './tables/datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './tables/float-coding-migration.ts';
+import { migrateRawGranules } from './tables/raw-granule-migration.ts';
 import { insertTurns, packedChecked, pointCountOf, writeBatches } from './write/datapoint-write.ts';
 import { DirtyRangeCollector, writeDirtyRanges, type DirtyRange } from './write/dirty-ranges.ts';
 import type { PackedBatch } from './write/packed-batch.ts';
@@ -127,6 +128,8 @@ export class DatapointStore {
     });
     const datapoints = new DatapointStore(store, versions, options, contexts);
     if (options.recoverUnmarked ?? true) await recoverUnmarkedParts(store, datapoints.log);
+    // After the recovery: the move renumbers the raw parts, and every part must be marked by then.
+    await migrateRawGranules(store, datapoints.log);
     await datapoints.follower.reload();
     datapoints.schedule();
     return datapoints;

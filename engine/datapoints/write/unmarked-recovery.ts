@@ -9,7 +9,7 @@ import type { ColumnarStore } from '../../stores/columnar.ts';
 import { STATE_READ_SQL, STATE_WRITE_SQL } from '../tables/datapoint-tables.sql.ts';
 import { writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS } from '../tables/families.ts';
-import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
+import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, STATE_DELETE_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
 
 const RAW_TABLES = FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable);
 const TOMBSTONE_CHECKPOINT = 'unmarked_checkpoint:datapoint_tombstones';
@@ -37,6 +37,17 @@ export async function saveUnmarkedCheckpoint(store: ColumnarStore, stillIdle: ()
   if (!stillIdle()) return;
   for (const [table, block] of blocks) await store.command(STATE_WRITE_SQL, { name: checkpointName(table), value: block });
   await store.command(STATE_WRITE_SQL, { name: TOMBSTONE_CHECKPOINT, value: BigInt(newest?.created_at ?? '0') });
+}
+
+/**
+ * Sets a raw table's checkpoint to `block` though it is lower (the state keeps the highest
+ * value written, so the row goes first): for a table whose parts were numbered afresh, every one
+ * of them marked (raw-granule-migration.ts). Stopped in between, no checkpoint is left and the
+ * next open marks every part's hours dirty: more work, nothing missed.
+ */
+export async function restartUnmarkedCheckpoint(store: ColumnarStore, table: string, block: bigint): Promise<void> {
+  await store.command(STATE_DELETE_SQL, { name: checkpointName(table) });
+  await store.command(STATE_WRITE_SQL, { name: checkpointName(table), value: block });
 }
 
 /** Tombstones newer than the checkpoint: their ranges, for every family. */
