@@ -10,10 +10,14 @@ const DURABLE = 'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1';
 /**
  * Raw rows per granule. Time-major writes (a gateway's requests carry all its series at the
  * newest time) leave ~150 of a series' points in each unmerged part, and a read pays at least
- * one granule per part: a 6 h chart of one series over 64 such parts (FINAL, 1m buckets) took
- * 134-147 ms at the engine's default 8192 rows and 46-56 ms at 1024, in chdb alone.
+ * one granule per part. A live chart of the window being written (6 h of 1m buckets of one
+ * series, 1,000 series written at 250,000 points/s: `bench/probe.ts gateway --one-tenant
+ * --rate 250000 --live`, two runs each): 8,192 rows (the engine's default) median 159-188 ms,
+ * p99 377-439; 2,048: 92-98 / 244-245; 1,024: 101-104 / 316-455, where smaller blocks make
+ * reads of merged data dearer too (10,000 raw points, `probe.ts v3`: 16.8-16.9 ms at 8,192,
+ * 15.0-16.7 at 2,048, 19.9-24.7 at 1,024). The marks add 0.5% to the bytes per point.
  */
-export const RAW_INDEX_GRANULARITY = 1024;
+export const RAW_INDEX_GRANULARITY = 2048;
 
 /**
  * Raw points: one row per (tenant, series, timestamp, write version). ReplacingMergeTree keeps
