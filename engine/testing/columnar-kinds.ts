@@ -46,3 +46,29 @@ export async function columnarStores(test: typeof t, name: string): Promise<{ ki
   test.teardown(() => embedded.close());
   return [{ kind: 'chdb', store: embedded }, { kind: 'clickhouse', store: server }];
 }
+
+/**
+ * The embedded engine in a temp DATA_DIR for one test file, as a store whose close() leaves
+ * the engine open: each DatapointStore the file opens and closes in turn finds the tables the
+ * last one left, as the service's next start would. The engine closes, and the directory goes,
+ * with the file.
+ */
+export async function reopenableEngine(test: typeof t, name: string): Promise<ColumnarStore> {
+  const dir = mkdtempSync(path.join(tmpdir(), `${name}-`));
+  const engine = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(dir) });
+  test.teardown(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    kind: engine.kind,
+    readsColumnSources: engine.readsColumnSources,
+    query: (sql, params) => engine.query(sql, params),
+    queryArrow: (sql, params) => engine.queryArrow(sql, params),
+    queryBytes: (sql, params) => engine.queryBytes(sql, params),
+    command: (sql, params) => engine.command(sql, params),
+    insertColumns: (insert) => engine.insertColumns(insert),
+    ping: () => engine.ping(),
+    close: async () => {},
+  };
+}

@@ -7,35 +7,18 @@
 // could have stopped it at, with every value unchanged.
 // Method: the real chdb engine in a temp dir. fast-check draws the doubles; bits are compared.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
-import { openColumnarStore, type ColumnarStore } from '../../stores/columnar.ts';
-import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
+import { reopenableEngine } from '../../testing/columnar-kinds.ts';
+import { DatapointStore } from '../datapoint-store.ts';
 import { codedColumns, migrateFloatCoding } from './float-coding-migration.ts';
 import {
   CODED_COLUMN_KINDS_SQL, addCodedColumnsSql, codedColumnNames, dropStoredColumnSql, materializeCodedColumnsSql, removeCodedDefaultsSql,
 } from './float-coding-migration.sql.ts';
 import { RAW_BITS } from './decimal-coding.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'float-coding-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const engine = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(dir) });
-t.teardown(() => engine.close());
 /** The engine for each store opened here: a store's close leaves it open for the next. */
-const columnar: ColumnarStore = {
-  kind: engine.kind,
-  readsColumnSources: engine.readsColumnSources,
-  query: (sql, params) => engine.query(sql, params),
-  queryArrow: (sql, params) => engine.queryArrow(sql, params),
-  queryBytes: (sql, params) => engine.queryBytes(sql, params),
-  command: (sql, params) => engine.command(sql, params),
-  insertColumns: (insert) => engine.insertColumns(insert),
-  ping: () => engine.ping(),
-  close: async () => {},
-};
+const columnar = await reopenableEngine(t, 'float-coding');
 
 const T0 = 1_700_000_000_000;
 const EDGES = [

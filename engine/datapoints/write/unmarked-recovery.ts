@@ -67,11 +67,10 @@ export async function recoverUnmarkedParts(store: ColumnarStore, log: Logger): P
   for (const family of FAMILIES) {
     const table = FAMILY_SHAPES[family].rawTable;
     const [saved] = await store.query<{ value: string }>(STATE_READ_SQL, { name: checkpointName(table) });
-    const parts = await store.query<{ name: string }>(PARTS_AFTER_SQL, { table, block: BigInt(saved?.value ?? '0') });
+    const block = BigInt(saved?.value ?? '0');
+    const parts = await store.query<{ name: string }>(PARTS_AFTER_SQL, { table, block });
     if (parts.length === 0) continue;
-    const series = await store.query<{ tenant: string; series: string; min_ts: string; max_ts: string }>(seriesInPartsSql(table), {
-      parts: parts.map((part) => part.name),
-    });
+    const series = await store.query<{ tenant: string; series: string; min_ts: string; max_ts: string }>(seriesInPartsSql(table), { block });
     const ranges: DirtyRange[] = series.map((row) => ({
       tenant: row.tenant, seriesId: Number(row.series), family, beginMs: floorHour(Number(row.min_ts)), endMs: floorHour(Number(row.max_ts)) + ROLLUP_BUCKET_MS,
     }));
