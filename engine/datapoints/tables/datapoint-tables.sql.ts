@@ -266,3 +266,5 @@ export const DATAPOINT_TABLES_DDL: readonly string[] = [
 export const STATE_READ_SQL = 'SELECT toString(max(value)) AS value FROM datapoint_state WHERE name = {name:String}';
 // INSERT ... SELECT, not VALUES: chdb turns VALUES inserts into async inserts by default.
 export const STATE_WRITE_SQL = 'INSERT INTO datapoint_state (name, value) SELECT {name:String}, {value:UInt64}';
+/** A state row removed, to write a lower value after it (the state keeps the highest). */
+export const STATE_DELETE_SQL = 'DELETE FROM datapoint_state WHERE name = {name:String}';

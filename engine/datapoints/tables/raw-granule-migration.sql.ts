@@ -27,6 +27,3 @@ export function attachPartsSql(to: string, from: string): string {
 export function exchangeTablesSql(a: string, b: string): string {
   return `EXCHANGE TABLES ${assertIdentifier(a)} AND ${assertIdentifier(b)}`;
 }
-
-export const MAX_BLOCK_SQL = `SELECT toString(max(max_block_number)) AS block FROM system.parts
-WHERE database = currentDatabase() AND table = {table:String} AND active`;

@@ -18,10 +18,10 @@
 // taking its parts and the exchange would be dropped with it. A server keeps its tables' granule.
 import type { Logger } from '../../log.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { restartUnmarkedCheckpoint } from '../write/unmarked-recovery.ts';
+import { highestBlock, restartUnmarkedCheckpoint } from '../write/unmarked-recovery.ts';
 import { RAW_INDEX_GRANULARITY, rawTableDdl } from './datapoint-tables.sql.ts';
 import { FAMILIES, FAMILY_SHAPES, type FamilyShape } from './families.ts';
-import { CREATE_QUERY_SQL, MAX_BLOCK_SQL, attachPartsSql, dropTableSql, exchangeTablesSql, granularityOf } from './raw-granule-migration.sql.ts';
+import { CREATE_QUERY_SQL, attachPartsSql, dropTableSql, exchangeTablesSql, granularityOf } from './raw-granule-migration.sql.ts';
 
 /** The name the new table is built under, and the old one's after the exchange. */
 export function sideTable(table: string): string {
@@ -44,8 +44,7 @@ export async function migrateRawGranule(store: ColumnarStore, shape: FamilyShape
     await store.command(dropTableSql(side));
     await store.command(rawTableDdl(shape, side));
     await store.command(attachPartsSql(side, table));
-    const [max] = await store.query<{ block: string }>(MAX_BLOCK_SQL, { table: side });
-    await restartUnmarkedCheckpoint(store, table, BigInt(max?.block ?? '0'));
+    await restartUnmarkedCheckpoint(store, table, await highestBlock(store, side));
     await store.command(exchangeTablesSql(table, side));
   }
   await store.command(dropTableSql(side));

@@ -10,11 +10,11 @@ import { logger } from '../../log.ts';
 import { reopenableEngine } from '../../testing/columnar-kinds.ts';
 import { DatapointStore } from '../datapoint-store.ts';
 import type { SeriesPoints } from '../types.ts';
-import { recoverUnmarkedParts, restartUnmarkedCheckpoint } from '../write/unmarked-recovery.ts';
-import { STATE_READ_SQL, STATE_WRITE_SQL, RAW_INDEX_GRANULARITY, rawTableDdl } from './datapoint-tables.sql.ts';
+import { highestBlock, recoverUnmarkedParts, restartUnmarkedCheckpoint } from '../write/unmarked-recovery.ts';
+import { STATE_DELETE_SQL, STATE_READ_SQL, STATE_WRITE_SQL, RAW_INDEX_GRANULARITY, rawTableDdl } from './datapoint-tables.sql.ts';
 import { FAMILIES, FAMILY_SHAPES } from './families.ts';
 import { rawGranularity, sideTable } from './raw-granule-migration.ts';
-import { ENGINE_DEFAULT_GRANULARITY, MAX_BLOCK_SQL, attachPartsSql, dropTableSql, exchangeTablesSql } from './raw-granule-migration.sql.ts';
+import { ENGINE_DEFAULT_GRANULARITY, attachPartsSql, dropTableSql, exchangeTablesSql } from './raw-granule-migration.sql.ts';
 
 /** The engine for each store opened here: a store's close leaves it open for the next. */
 const columnar = await reopenableEngine(t, 'raw-granule');
@@ -55,7 +55,7 @@ async function makeOlder(): Promise<void> {
 }
 
 const checkpoint = async (table: string) => (await columnar.query<{ value: string }>(STATE_READ_SQL, { name: `unmarked_checkpoint:${table}` }))[0]?.value;
-const maxBlock = async (table: string) => (await columnar.query<{ block: string }>(MAX_BLOCK_SQL, { table }))[0]?.block;
+const maxBlock = async (table: string) => String(await highestBlock(columnar, table));
 const tablesNamed = async (name: string) => (await columnar.query<{ n: string }>('SELECT toString(count()) AS n FROM system.tables WHERE database = currentDatabase() AND name = {name:String}', { name }))[0]?.n;
 
 async function writePoints(store: DatapointStore): Promise<void> {
@@ -113,8 +113,8 @@ t.test('a move stopped at any step finishes at open', async (t) => {
   // The migration's own steps, in its order (raw-granule-migration.ts).
   const create = () => columnar.command(rawTableDdl(shape, side));
   const attach = () => columnar.command(attachPartsSql(side, table));
-  const dropCheckpoint = () => columnar.command(`DELETE FROM datapoint_state WHERE name = 'unmarked_checkpoint:${table}'`);
-  const restart = async () => restartUnmarkedCheckpoint(columnar, table, BigInt(await maxBlock(side) ?? '0'));
+  const dropCheckpoint = () => columnar.command(STATE_DELETE_SQL, { name: `unmarked_checkpoint:${table}` });
+  const restart = async () => restartUnmarkedCheckpoint(columnar, table, await highestBlock(columnar, side));
   const exchange = () => columnar.command(exchangeTablesSql(table, side));
   const steps: [string, (() => Promise<unknown>)[]][] = [
     ['after the side table was created', [create]],

@@ -28,6 +28,3 @@ FROM datapoint_tombstones
 WHERE created_at > {after:UInt64}`;
 
 export const TOMBSTONES_NEWEST_SQL = 'SELECT toString(max(created_at)) AS created_at FROM datapoint_tombstones';
-
-/** A state row removed, to write a lower value after it (the state keeps the highest). */
-export const STATE_DELETE_SQL = 'DELETE FROM datapoint_state WHERE name = {name:String}';

@@ -11,6 +11,7 @@ import { openDatapointStore, type DatapointStore } from '../datapoint-store.ts';
 import { insertPoints } from './datapoint-write.ts';
 import type { SeriesRef } from '../types.ts';
 import { PARTS_AFTER_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
+import { highestBlock } from './unmarked-recovery.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'unmarked-recovery-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,8 +53,7 @@ t.test('a part merged away between the listing and the scan is still scanned', a
   const store = await open();
   t.teardown(() => store.close());
   const table = 'datapoints_float';
-  const [before] = await store.columnar.query<{ block: string }>(`SELECT toString(max(max_block_number)) AS block FROM system.parts WHERE database = currentDatabase() AND table = '${table}' AND active`);
-  const block = BigInt(before?.block ?? '0');
+  const block = await highestBlock(store.columnar, table);
   await insertPoints(store.columnar, [{ tenant: 'acme', writeVersion: store.writeVersions.next(), series: [{ ...points(T0 + 600 * 60_000, 5), seriesId: 77 }] }]);
   const listed = await store.columnar.query<{ name: string }>(PARTS_AFTER_SQL, { table, block });
   t.equal(listed.length, 1, 'the new part is listed');

@@ -6,10 +6,10 @@
 // marked dirty again. Over-marking only costs a recomputation.
 import type { Logger } from '../../log.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { STATE_READ_SQL, STATE_WRITE_SQL } from '../tables/datapoint-tables.sql.ts';
+import { STATE_DELETE_SQL, STATE_READ_SQL, STATE_WRITE_SQL } from '../tables/datapoint-tables.sql.ts';
 import { writeDirtyRanges, type DirtyRange } from './dirty-ranges.ts';
 import { FAMILIES, FAMILY_SHAPES, ROLLUP_BUCKET_MS } from '../tables/families.ts';
-import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, STATE_DELETE_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
+import { MAX_BLOCKS_SQL, PARTS_AFTER_SQL, TOMBSTONES_AFTER_SQL, TOMBSTONES_NEWEST_SQL, seriesInPartsSql } from './unmarked-recovery.sql.ts';
 
 const RAW_TABLES = FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable);
 const TOMBSTONE_CHECKPOINT = 'unmarked_checkpoint:datapoint_tombstones';
@@ -22,9 +22,14 @@ function floorHour(ms: number): number {
   return ms - (((ms % ROLLUP_BUCKET_MS) + ROLLUP_BUCKET_MS) % ROLLUP_BUCKET_MS);
 }
 
-async function maxBlocks(store: ColumnarStore): Promise<Map<string, bigint>> {
-  const rows = await store.query<{ table: string; block: string }>(MAX_BLOCKS_SQL, { tables: RAW_TABLES });
+async function maxBlocks(store: ColumnarStore, tables: readonly string[] = RAW_TABLES): Promise<Map<string, bigint>> {
+  const rows = await store.query<{ table: string; block: string }>(MAX_BLOCKS_SQL, { tables });
   return new Map(rows.map((row) => [row.table, BigInt(row.block)]));
+}
+
+/** The highest block number among a table's active parts (0 when it has none). */
+export async function highestBlock(store: ColumnarStore, table: string): Promise<bigint> {
+  return (await maxBlocks(store, [table])).get(table) ?? 0n;
 }
 
 /**
