@@ -5,7 +5,7 @@
 // authors. The profile opens in Chrome DevTools or speedscope. --perf records every thread of the
 // service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
-//   npx tsx bench/probe.ts v1|v3|gateway|bulk|egress [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//   npx tsx bench/probe.ts v1|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
 //                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live]
 //
 // gateway: the bench's gateway shape (10 tenants, 1,000-point requests of 100 series x 10 points,
@@ -15,6 +15,15 @@
 // into one tenant (the bench's one-tenant rows), --rate N paces the requests at N points/s, and
 // --live reads a live chart meanwhile (the bench's V1 (c): one written series' 6 h of 1m
 // aggregates from the start of what is written, every 200 ms) and reports its latency.
+//
+// v1, v3: N series (--series, default 10) x 43,200 points, then 1m aggregates of 6 h (v1) or
+// 10,000 raw points (v3) of distinct picks; with more series than the read-context cache
+// holds days of minute rows for (about 580 series-days), each series' first read (reported
+// apart) runs the minute-days statement.
+//
+// newest: one series of 1,000,000 points, then pages of its newest points before a distinct
+// end each (no start: a descending page), 100 and 10,000 points, beside ascending pages of
+// the same size from a start.
 //
 // egress: one series of 1,000,000 points read whole in 100,000-point pages, as Arrow and as JSON
 // by turns (the bench's egress row), each page's time, and the CPU of a read in each form.
@@ -42,16 +51,16 @@ import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
 
-type Phase = 'v1' | 'v3' | 'gateway' | 'bulk' | 'egress';
-const PHASES: readonly Phase[] = ['v1', 'v3', 'gateway', 'bulk', 'egress'];
+type Phase = 'v1' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
+const PHASES: readonly Phase[] = ['v1', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
 
-interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean }
+interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0] as Phase;
   if (!PHASES.includes(phase)) throw new Error(`usage: probe.ts ${PHASES.join('|')} [--profile FILE] [--perf FILE] [--seconds N] [--series N]`);
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
-  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: Number(flag('--series') ?? 20),
+  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: flag('--series') === undefined ? undefined : Number(flag('--series')),
     specLimits: argv.includes('--spec-limits'), usersPerTenant: Number(flag('--users') ?? 1),
     oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live') };
 }
@@ -130,20 +139,22 @@ function report(label: string, samples: number[]): void {
 }
 
 async function readPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
-  const workload = new Workload({ seriesCount: 10, pointsPerSeries: 43_200, requestPoints: 43_200, senderCount: 1 } as never);
-  await bulkLoad(http, workload, 10);
+  const seriesCount = opts.seriesCount ?? 10;
+  const workload = new Workload({ seriesCount, pointsPerSeries: 43_200, requestPoints: 43_200, senderCount: 1 } as never);
+  await bulkLoad(http, workload, seriesCount);
   await waitForFold(http);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
   const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
   const samples: number[] = [];
+  const metricsBefore = await storeMetrics(service.url);
   const cpuBefore = treeCpuSeconds(service.rootPid);
   const until = performance.now() + opts.seconds * 1000;
   let pick = 0;
   while (performance.now() < until && pick < 3_600) {
     // Distinct picks (series x minute offset): no answer can come from a result cache.
-    const series = pick % 10;
-    const from = workload.startMs + ((Math.floor(pick / 10) * 7) % 360) * 60_000 + (opts.phase === 'v3' ? (pick % 7) * 1000 : 0);
+    const series = pick % seriesCount;
+    const from = workload.startMs + ((Math.floor(pick / seriesCount) * 7) % 360) * 60_000 + (opts.phase === 'v3' ? (pick % 7) * 1000 : 0);
     const body = opts.phase === 'v1'
       ? { items: [{ externalId: workload.externalId(series), start: from, end: from + 6 * HOUR_MS, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1m', limit: 10_000 }] }
       : { items: [{ externalId: workload.externalId(series), start: from, end: from + 10_000_000, limit: 10_000 }] };
@@ -157,7 +168,9 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   if (profile && opts.profile) await profile.stop(opts.profile);
   if (perf) for (const line of await perf.stop()) console.log(line);
   report(opts.phase, samples);
+  if (samples.length > seriesCount) report(`${opts.phase}, each series' first read`, samples.slice(0, seriesCount));
   console.log(`CPU per query: ${(cpu / samples.length * 1000).toFixed(2)} ms`);
+  reportStoreMetrics(metricsBefore, await storeMetrics(service.url), 0);
 }
 
 async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promise<void> {
@@ -308,6 +321,31 @@ async function egressPhase(service: RunningService, http: HttpClient, opts: Prob
   console.log(`JSON / Arrow: ${(median(totals.json) / median(totals.arrow)).toFixed(2)}x`);
 }
 
+/** Pages of the newest points before distinct ends (descending) beside ascending pages of the same size. */
+async function newestPhase(http: HttpClient, opts: ProbeOptions): Promise<void> {
+  const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 43_200, senderCount: 1 } as never, Date.now() - 14 * 24 * HOUR_MS);
+  await bulkLoad(http, workload, 1);
+  await waitForFold(http);
+  const span = workload.endMs - workload.startMs;
+  for (const limit of [100, 10_000]) {
+    const samples = { descending: [] as number[], ascending: [] as number[] };
+    const until = performance.now() + (opts.seconds * 1000) / 2;
+    for (let pick = 0; performance.now() < until; pick++) {
+      // Distinct picks in the newer half, so no page comes from the read-context cache.
+      const at = workload.startMs + Math.floor(span / 2 + ((pick * 7919) % (span / 2 - limit * 1000)));
+      for (const direction of ['descending', 'ascending'] as const) {
+        const window = direction === 'descending' ? { end: at } : { start: at - limit * 1000, end: at };
+        const answer = await http.postJson('/timeseries/data/list', { items: [{ externalId: workload.externalId(0), ...window, limit }] });
+        const points = parseJson<{ items: { datapoints: unknown[] }[] }>(answer).items[0]?.datapoints.length;
+        if (points !== limit) throw new Error(`${direction} page of ${limit}: ${points} points`);
+        samples[direction].push(answer.elapsedMs);
+      }
+    }
+    report(`${limit} newest points, no start`, samples.descending);
+    report(`${limit} points from a start`, samples.ascending);
+  }
+}
+
 /** Stops the service, OPTIMIZE ... FINAL everywhere (chdb-merge.ts), then bytes per point by table and column. */
 async function reportDisk(service: RunningService, pointCount: number): Promise<void> {
   const dir = path.join(service.dataDir, 'clickhouse');
@@ -333,7 +371,7 @@ async function reportDisk(service: RunningService, pointCount: number): Promise<
 
 /** The bench's bulk ingest (bench/datapoints.ts) at seriesCount x 100,000 points. */
 async function bulkPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
-  const workload = new Workload({ ...DATAPOINT_SIZES.small, seriesCount: opts.seriesCount });
+  const workload = new Workload({ ...DATAPOINT_SIZES.small, seriesCount: opts.seriesCount ?? 20 });
   const target = new PlantdataTarget({ logDir: '', tenant: 'probe' });
   const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({ externalId: workload.externalId(s), name: `probe ${s}`, valueType: 'FLOAT' }));
   await http.postJson('/timeseries/create', { items }, 201);
@@ -373,6 +411,7 @@ async function main(): Promise<void> {
     if (opts.phase === 'gateway') await gatewayPhase(service, opts);
     else if (opts.phase === 'bulk') await bulkPhase(service, http, opts);
     else if (opts.phase === 'egress') await egressPhase(service, http, opts);
+    else if (opts.phase === 'newest') await newestPhase(http, opts);
     else await readPhase(service, http, opts);
   } finally {
     http.close();

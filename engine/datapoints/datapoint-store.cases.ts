@@ -137,6 +137,61 @@ export async function datapointStoreCases(kind: ColumnarKind): Promise<void> {
     await t.rejects(store.readRaw(tenant, ref, { start: T0, limit: 3, cursor: backwards }), { code: 'BadRequestError' }, 'a cursor of the other direction');
   });
 
+  t.test('a walk back over overwritten points, older versions still stored beside them, gives each live point once at its newest value', async (t) => {
+    // A descending page starts where its newest timestamps begin (datapoint-read.sql.ts
+    // pageWindow), found over the stored rows as they lie: two or three versions of a timestamp
+    // must count once there, or the page would end short of its limit and lose its cursor.
+    const tenant = tenantOf();
+    const ref: SeriesRef = { seriesId: 41, valueType: 'FLOAT' };
+    const ts = times(300, T0, 1000);
+    const table = 'datapoints_float';
+    await store.columnar.command(`SYSTEM STOP MERGES ${table}`);
+    t.teardown(() => store.columnar.command(`SYSTEM START MERGES ${table}`));
+    await store.insert(batch(tenant, [floatSeries(41, ts, (i) => i)]));
+    const newest = ts.slice(100);
+    await store.insert(batch(tenant, [floatSeries(41, newest, (i) => 1000 + i)]));
+    await store.insert(batch(tenant, [floatSeries(41, newest.filter((_, i) => i % 2 === 0), (i) => 2000 + i)]));
+    await store.deleteRange(tenant, 41, ts[250], ts[260]);
+    const expected = new Map<number, number>();
+    ts.forEach((at, i) => expected.set(at, i));
+    newest.forEach((at, i) => expected.set(at, 1000 + i));
+    newest.filter((_, i) => i % 2 === 0).forEach((at, i) => expected.set(at, 2000 + i));
+    for (let i = 250; i < 260; i++) expected.delete(ts[i]!);
+    const [stored] = await store.columnar.query<{ rows: string }>(`SELECT toString(count()) AS rows FROM ${table} WHERE tenant = {tenant:String} AND series_id = 41`, { tenant });
+    t.ok(Number(stored?.rows) >= 300 + 200 + 100 - 20, 'the older versions are still stored (merges stopped)');
+
+    const want = [...expected].sort((a, b) => a[0] - b[0]);
+    for (const limit of [1, 16, 150]) {
+      const walks: Record<string, [number, number][]> = { readRaw: [], readRawArrow: [], readRawJson: [] };
+      for (const [reader, seen] of Object.entries(walks)) {
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const options = { end: ts[299]! + 1, limit, cursor };
+          let page: [number, number][];
+          if (reader === 'readRaw') {
+            const read = await store.readRaw(tenant, ref, options);
+            page = [...read.points.timestampMs].map((at, i) => [at, read.points.float![i]!]);
+            cursor = read.nextCursor;
+          } else if (reader === 'readRawArrow') {
+            const read = await store.readRawArrow(tenant, ref, options);
+            page = [...read.timestamps.values].map((at, i) => [Number(at), read.values.values[i] as number]);
+            cursor = read.nextCursor;
+          } else {
+            const read = await store.readRawJson(tenant, ref, options);
+            const text = Buffer.from(read.datapoints).toString('utf8');
+            page = (JSON.parse(`[${text}]`) as { timestamp: number; value: string }[]).map((p) => [p.timestamp, Number(p.value)]);
+            cursor = read.nextCursor;
+          }
+          t.ok(page.length === limit || cursor === undefined, `${reader}, limit ${limit}: a page short of its limit is the last`);
+          seen.unshift(...page);
+          pages++;
+        } while (cursor !== undefined && pages < 400);
+        t.same(seen, want, `${reader}, limit ${limit}: every live point once, newest versions`);
+      }
+    }
+  });
+
   t.test('a delete beats an older version replayed after it, before and after fold and purge', async (t) => {
     const tenant = tenantOf();
     const ref: SeriesRef = { seriesId: 50, valueType: 'NUMERIC' };

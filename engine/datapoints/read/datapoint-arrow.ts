@@ -70,7 +70,7 @@ async function readRawArrowPage(store: ColumnarStore, tenant: string, series: Se
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
   const table = await store.queryArrow(rawArrowSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, fetch: options.limit + 1, ...tombstones.params, ...queued.params,
+    tenant, series_id: series.seriesId, start, end, fetch: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
   });
   const rows = table.numRows;
   const column = <T extends DataType>(name: string): Data<T> | undefined => {

@@ -58,7 +58,7 @@ export async function readRaw(store: ColumnarStore, tenant: string, series: Seri
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
   const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, ...tombstones.params, ...queued.params,
+    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
   });
   const count = Math.min(table.numRows, options.limit);
   const points = pointsOf(series, table, count, descending);
@@ -100,7 +100,7 @@ async function readRawJsonPage(store: ColumnarStore, tenant: string, series: Ser
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
   const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, ...tombstones.params, ...queued.params,
+    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
   });
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   // Points never contain a raw newline (JSON escapes it): a newline starts the marker row.
