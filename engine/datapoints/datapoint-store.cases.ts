@@ -138,9 +138,9 @@ export async function datapointStoreCases(kind: ColumnarKind): Promise<void> {
   });
 
   t.test('a walk back over overwritten points, older versions still stored beside them, gives each live point once at its newest value', async (t) => {
-    // A descending page starts where its newest timestamps begin (datapoint-read.sql.ts
-    // pageWindow), found over the stored rows as they lie: two or three versions of a timestamp
-    // must count once there, or the page would end short of its limit and lose its cursor.
+    // A descending page starts where its newest rows begin, found over the stored rows as they
+    // lie (datapoint-read.ts newestFrom), where two or three versions of a timestamp count as
+    // two or three rows: the narrowed page comes out short, and is read again from the start.
     const tenant = tenantOf();
     const ref: SeriesRef = { seriesId: 41, valueType: 'FLOAT' };
     const ts = times(300, T0, 1000);

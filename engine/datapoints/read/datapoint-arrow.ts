@@ -13,7 +13,7 @@ import { FAMILY_SHAPES, familyOf, type Family } from '../tables/families.ts';
 import { pageKey, type ReadContextCache } from './read-context-cache.ts';
 import { bindQueued, hasQueued } from './queued-rows.ts';
 import type { RawReadOptions, SeriesRef } from '../types.ts';
-import { rawWindow } from './datapoint-read.ts';
+import { newestFrom, rawWindow, readNewest } from './datapoint-read.ts';
 
 const INT64 = new Int64();
 const FLOAT64 = new Float64();
@@ -69,9 +69,11 @@ async function readRawArrowPage(store: ColumnarStore, tenant: string, series: Se
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
-  const table = await store.queryArrow(rawArrowSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, fetch: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
-  });
+  const fetch = options.limit + 1;
+  const table = await readNewest(descending, () => newestFrom(store, tenant, shape, series.seriesId, { start, end }, fetch, tombstones), { start },
+    (from) => store.queryArrow(rawArrowSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
+      tenant, series_id: series.seriesId, start: from, end, fetch, ...tombstones.params, ...queued.params,
+    }), (page) => page.numRows === fetch);
   const rows = table.numRows;
   const column = <T extends DataType>(name: string): Data<T> | undefined => {
     const chunks = table.getChild(name)?.data as Data<T>[] | undefined;

@@ -87,29 +87,22 @@ function where(...conditions: string[]): string {
 const ONE_SERIES_WINDOW = 'tenant = {tenant:String} AND series_id = {series_id:UInt64} AND ts >= {start:Int64} AND ts < {end:Int64}';
 
 /**
- * A descending page's window: ONE_SERIES_WINDOW from the page's oldest possible point on.
- * FINAL stops an ascending `ORDER BY ts LIMIT` after a few granules, never a descending one:
- * the newest 100 points of a 10,000,000-point series read its whole history (90 ms in chdb
- * alone, one merged part; 15 ms narrowed; 10,000 points 128 -> 25 ms), and a walk back by
- * cursor grew with the square of the series. The stored rows as they lie, distinct by timestamp and past the tombstones, do
- * stop early: the {newest_skip}+1-th newest of them is where the page can start, since a
- * timestamp with a live stored row is live (liveRawRows) and the dedup keeps one row of each.
- * Points of the ingest log's memory only add timestamps, so the page's newest are still inside.
- * Without that many rows the window starts at {start}. On one thread only (the statements set
- * max_threads = 1): with parallel streams each stream's DISTINCT read its whole range (a
- * 1,000,000-point series in two parts, 100 points: 39-55 ms, 5.9 on one thread). The scalar
- * adds ~8 ms where the history is short, so ascending pages, which stop early anyway, keep the
- * plain window.
+ * Where a descending page (no start: the newest points) can begin, as `from_ms`: the
+ * {newest_skip}+1-th newest live row of the series in the window, counting every stored
+ * version (readRaw's newestFrom). FINAL cannot stop an `ORDER BY ts DESC LIMIT` early, so the
+ * page read the whole history below it (the newest 100 points of a 10,000,000-point series:
+ * 215 ms in ten parts, 90 ms merged, in chdb alone); the rows as they lie, on one thread, stop
+ * after a few granules (8.6 ms in the ten parts). Not DISTINCT: a DISTINCT over several parts
+ * read them whole (248 ms), so a timestamp stored in two versions counts twice here and the
+ * caller reads the whole window when the narrowed one comes out short. No row: the window
+ * holds fewer rows than the page takes.
  */
-function newestWindow(shape: FamilyShape, tombstones: TombstoneForm): string {
-  const skipTo = `SELECT maxOrNull(ts) FROM (SELECT DISTINCT ts ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { final: false })}
-  ORDER BY ts DESC LIMIT 1 OFFSET {newest_skip:UInt32})`;
-  return `tenant = {tenant:String} AND series_id = {series_id:UInt64} AND ts >= ifNull((${skipTo}), {start:Int64}) AND ts < {end:Int64}`;
-}
-
-/** The window of a raw page: `tenant = .. AND series_id = .. AND ts ..`; descending, bind {newest_skip} = the points it fetches - 1. */
-export function pageWindow(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm): string {
-  return order === 'DESC' ? newestWindow(shape, tombstones) : ONE_SERIES_WINDOW;
+export function newestFromSql(shape: FamilyShape, tombstones: TombstoneForm): string {
+  return `SELECT toString(ts) AS from_ms
+${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { final: false })}
+ORDER BY ts DESC
+LIMIT 1 OFFSET {newest_skip:UInt32}
+SETTINGS max_threads = 1`;
 }
 
 /** Context rows of the series, all time: dirty ranges (kind d: a = begin, b = end) and tombstones (kind t: c = version). */
@@ -121,12 +114,12 @@ SELECT 't' AS kind, toString(series_id) AS series, toString(begin_ms) AS a, toSt
 FROM datapoint_tombstones
 WHERE tenant = {tenant:String} AND series_id IN {series:Array(UInt64)}`;
 
-/** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page of {limit} points. */
+/** Raw points of one series in [start, end), ts as Float64 (exact below 2^53), one page. */
 export function rawReadSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, queued = false): string {
   return `SELECT toFloat64(ts) AS ts_ms, ${shape.readValueSelect}
-${liveRawRows(shape, pageWindow(shape, order, tombstones), tombstones, { queued })}
+${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { queued })}
 ORDER BY ts ${order}
-LIMIT {limit:UInt32}${order === 'DESC' ? '\nSETTINGS max_threads = 1' : ''}`;
+LIMIT {limit:UInt32}`;
 }
 
 function exactOrText(shape: FamilyShape, column: string, read: (c: string) => string): string {
@@ -279,7 +272,7 @@ const VALUE_JSON_OF_FORM: Readonly<Record<DatapointForm, Readonly<Record<Family,
 export function rawJsonSql(shape: FamilyShape, order: 'ASC' | 'DESC', tombstones: TombstoneForm, form: DatapointForm = 'spec', queued = false): string {
   const line = `concat(',{"timestamp":', toString(ts), ',"value":', ${VALUE_JSON_OF_FORM[form][shape.family]}, '}')`;
   const page = `SELECT ts, ${shape.rawValueColumns.join(', ')}
-    ${liveRawRows(shape, pageWindow(shape, order, tombstones), tombstones, { queued })}
+    ${liveRawRows(shape, ONE_SERIES_WINDOW, tombstones, { queued })}
     ORDER BY ts ${order}
     LIMIT {fetch:UInt32}`;
   if (order === 'ASC') {
@@ -296,5 +289,5 @@ SETTINGS max_threads = 1, output_format_json_escape_forward_slashes = 0`;
   )
 )
 ORDER BY ts ASC
-SETTINGS max_threads = 1, output_format_json_escape_forward_slashes = 0`;
+SETTINGS output_format_json_escape_forward_slashes = 0`;
 }

@@ -5,9 +5,9 @@ import { Table } from 'apache-arrow';
 import { DATAPOINTS_LIMIT_MAX, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../../limits.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
-import { assertLimit, bindTombstones, contextsOf } from './datapoint-read-context.ts';
-import { rawJsonSql, rawReadSql } from './datapoint-read.sql.ts';
-import { FAMILY_SHAPES, familyOf } from '../tables/families.ts';
+import { assertLimit, bindTombstones, contextsOf, type BoundTombstones } from './datapoint-read-context.ts';
+import { newestFromSql, rawJsonSql, rawReadSql } from './datapoint-read.sql.ts';
+import { FAMILY_SHAPES, familyOf, type FamilyShape } from '../tables/families.ts';
 import { pageKey, type ReadContextCache } from './read-context-cache.ts';
 import { bindQueued, hasQueued } from './queued-rows.ts';
 import type { RawReadOptions, RawReadResult, SeriesPoints, SeriesRef } from '../types.ts';
@@ -51,15 +51,48 @@ export function rawWindow(options: RawReadOptions): { start: number; end: number
   return { start, end, descending };
 }
 
+/**
+ * Where a descending page of `fetch` points can start its window instead of `start`
+ * (newestFromSql), or undefined: the window holds fewer stored rows, or its tombstones are
+ * bound as a join, which no ordered read stops early through. The narrowed window holds the
+ * page unless timestamps in it are stored in several versions (not merged yet); a page that
+ * comes out short of `fetch` is then read again from `start` (readNewest).
+ */
+export async function newestFrom(
+  store: ColumnarStore, tenant: string, shape: FamilyShape, seriesId: number, window: { start: number; end: number }, fetch: number, tombstones: BoundTombstones,
+): Promise<number | undefined> {
+  if (tombstones.form === 'join') return undefined;
+  const [row] = await store.query<{ from_ms: string }>(newestFromSql(shape, tombstones.form), {
+    tenant, series_id: seriesId, start: window.start, end: window.end, newest_skip: fetch - 1, ...tombstones.params,
+  });
+  return row === undefined ? undefined : Number(row.from_ms);
+}
+
+/**
+ * A raw page read by `read(start)`: ascending from `window.start`; descending from where its
+ * newest points begin (newestFrom), again from `window.start` when that page is short
+ * (`complete` false: versions counted twice) and so might have left a point out.
+ */
+export async function readNewest<T>(
+  descending: boolean, locate: () => Promise<number | undefined>, window: { start: number }, read: (start: number) => Promise<T>, complete: (page: T) => boolean,
+): Promise<T> {
+  const from = descending ? await locate() : undefined;
+  if (from === undefined) return read(window.start);
+  const page = await read(from);
+  return complete(page) ? page : read(window.start);
+}
+
 export async function readRaw(store: ColumnarStore, tenant: string, series: SeriesRef, options: RawReadOptions, cache?: ReadContextCache): Promise<RawReadResult> {
   const { start, end, descending } = rawWindow(options);
   if (start >= end) return { points: pointsOf(series, new Table(), 0, false) };
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
-  const table = await store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
-  });
+  const fetch = options.limit + 1;
+  const table = await readNewest(descending, () => newestFrom(store, tenant, shape, series.seriesId, { start, end }, fetch, tombstones), { start },
+    (from) => store.queryArrow(rawReadSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, queued.queued), {
+      tenant, series_id: series.seriesId, start: from, end, limit: fetch, ...tombstones.params, ...queued.params,
+    }), (page) => page.numRows === fetch);
   const count = Math.min(table.numRows, options.limit);
   const points = pointsOf(series, table, count, descending);
   if (table.numRows <= options.limit) return { points };
@@ -99,11 +132,14 @@ async function readRawJsonPage(store: ColumnarStore, tenant: string, series: Ser
   const shape = FAMILY_SHAPES[familyOf(series.valueType)];
   const tombstones = bindTombstones((await contextsOf(store, tenant, [series.seriesId], cache)).values(), start, end);
   const queued = bindQueued(tenant, shape.family, [series]);
-  const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form, queued.queued), {
-    tenant, series_id: series.seriesId, start, end, limit: options.limit, fetch: options.limit + 1, newest_skip: options.limit, ...tombstones.params, ...queued.params,
-  });
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  // Points never contain a raw newline (JSON escapes it): a newline starts the marker row.
+  const fetch = options.limit + 1;
+  // Points never contain a raw newline (JSON escapes it): a newline starts the marker row, the point past a full page.
+  const bytes = await readNewest(descending, () => newestFrom(store, tenant, shape, series.seriesId, { start, end }, fetch, tombstones), { start }, async (from) => {
+    const raw = await store.queryBytes(rawJsonSql(shape, descending ? 'DESC' : 'ASC', tombstones.form, options.form, queued.queued), {
+      tenant, series_id: series.seriesId, start: from, end, limit: options.limit, fetch, ...tombstones.params, ...queued.params,
+    });
+    return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  }, (page) => page.includes(NEWLINE));
   const marker = bytes.indexOf(NEWLINE);
   if (marker < 0) return { datapoints: bytes.subarray(1) };
   if (marker !== bytes.lastIndexOf(NEWLINE)) throw new Error('raw JSON page: more than one row past the page');
