@@ -77,6 +77,32 @@ export function bindTombstones(contexts: Iterable<SeriesContext>, start = -Infin
 }
 
 /**
+ * Tombstones of several tenants bound for liveRawRows with `tenantKeyed` (the fold's
+ * statements span tenants): disjoint per tenant and series, with tomb_tenant beside.
+ */
+export function bindTenantTombstones(byTenant: ReadonlyMap<string, readonly Tombstone[]>): BoundTombstones {
+  const tenants: string[] = [];
+  const disjoint: Tombstone[] = [];
+  for (const [tenant, tombstones] of byTenant) {
+    for (const t of disjointTombstones(tombstones)) {
+      tenants.push(tenant);
+      disjoint.push(t);
+    }
+  }
+  if (disjoint.length === 0) return { form: 'none', params: {} };
+  return {
+    form: disjoint.length <= TOMBSTONE_LIST_MAX ? 'list' : 'join',
+    params: {
+      tomb_tenant: tenants,
+      tomb_series: disjoint.map((t) => BigInt(t.seriesId)),
+      tomb_begin: disjoint.map((t) => t.begin),
+      tomb_end: disjoint.map((t) => t.end),
+      tomb_version: disjoint.map((t) => t.version),
+    },
+  };
+}
+
+/**
  * The same deletions as disjoint ranges, sorted by series and begin, each with the highest
  * version of the tombstones covering it. A point is dead when some covering tombstone's version
  * is at least its own, that is when the highest one is: so the join can look up the one range

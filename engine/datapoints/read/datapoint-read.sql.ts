@@ -9,10 +9,15 @@ import type { TombstoneForm } from './series-context.ts';
 import type { DatapointForm } from '../types.ts';
 import { FAMILY_SHAPES, type Family, type FamilyShape } from '../tables/families.ts';
 
-/** The bound tombstones as rows (disjoint per series, datapoint-read-context.ts bindTombstones). */
-const TOMBSTONE_ROWS = `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z, 2) AS tomb_begin, tupleElement(z, 3) AS tomb_end,
-    tupleElement(z, 4) AS tomb_version, 1 AS tomb_hit
-  FROM (SELECT arrayJoin(arrayZip({tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})) AS z)`;
+/**
+ * The bound tombstones as rows (disjoint per series, datapoint-read-context.ts bindTombstones);
+ * `tenantKeyed`, with their tenants (bindTenantTombstones) for a statement over several.
+ */
+function tombstoneRows(tenantKeyed: boolean): string {
+  return `SELECT tupleElement(z, 1) AS tomb_series, tupleElement(z, 2) AS tomb_begin, tupleElement(z, 3) AS tomb_end,
+    tupleElement(z, 4) AS tomb_version, 1 AS tomb_hit${tenantKeyed ? ', tupleElement(z, 5) AS tomb_tenant' : ''}
+  FROM (SELECT arrayJoin(arrayZip({tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)}${tenantKeyed ? ', {tomb_tenant:Array(String)}' : ''})) AS z)`;
+}
 
 /**
  * The raw rows a read may see, as `FROM ...` up to its WHERE: the raw table's, deduplicated
@@ -49,6 +54,11 @@ export interface LiveRowsOptions {
   /** The name they are bound by, where one statement reads several families' (queued-rows.ts bindQueued). @default 'queued_rows' */
   queuedParam?: string;
   /**
+   * The tombstones are bound with their tenants (bindTenantTombstones), for a statement whose
+   * condition spans tenants (the fold). @default false: one tenant's (bindTombstones)
+   */
+  tenantKeyed?: boolean;
+  /**
    * false: the stored rows as they lie, every version of a point (no FINAL), so an ordered
    * read with a LIMIT stops after a few granules. For finding which timestamps hold live
    * points, never their values: a live row (past every tombstone covering it) means its
@@ -67,15 +77,19 @@ export interface LiveRowsOptions {
 export function liveRawRows(shape: FamilyShape, condition: string, form: TombstoneForm, options: LiveRowsOptions = {}): string {
   const source = rawRowsSource(shape, condition, options.queued === true, options.queuedParam, options.final ?? true);
   const filter = where(source.where, options.rowFilter ?? '');
+  const keyed = options.tenantKeyed === true;
   if (form === 'none') return `FROM ${source.from}${filter ? `\nWHERE ${filter}` : ''}`;
   if (form === 'list') {
     return `FROM ${source.from}
-WHERE ${where(filter, `NOT arrayExists((sid, b, e, v) -> sid = series_id AND ts >= b AND ts < e AND version <= v,
-  {tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})`)}`;
+WHERE ${where(filter, `NOT arrayExists((${keyed ? 'tt, ' : ''}sid, b, e, v) -> ${keyed ? 'tt = tenant AND ' : ''}sid = series_id AND ts >= b AND ts < e AND version <= v,
+  ${keyed ? '{tomb_tenant:Array(String)}, ' : ''}{tomb_series:Array(UInt64)}, {tomb_begin:Array(Int64)}, {tomb_end:Array(Int64)}, {tomb_version:Array(UInt64)})`)}`;
   }
-  // Named columns, not *: a star leaves out the FLOAT value, an alias of its stored parts.
-  return `FROM (SELECT tenant, series_id, ts, version, ${shape.rawValueColumns.join(', ')} FROM ${source.from}${filter ? ` WHERE ${filter}` : ''}) AS p
-ASOF LEFT JOIN (${TOMBSTONE_ROWS}) AS t ON p.series_id = t.tomb_series AND p.ts >= t.tomb_begin
+  // Named columns, not *: a star leaves out the FLOAT value, an alias of its stored parts (kept
+  // beside it: the fold's exact sums read them). Without the queued rows, which have no stored parts.
+  const stored = options.queued === true ? [] : shape.insertValueTargets;
+  const columns = [...new Set([...shape.rawValueColumns, ...stored])].join(', ');
+  return `FROM (SELECT tenant, series_id, ts, version, ${columns} FROM ${source.from}${filter ? ` WHERE ${filter}` : ''}) AS p
+ASOF LEFT JOIN (${tombstoneRows(keyed)}) AS t ON ${keyed ? 'p.tenant = t.tomb_tenant AND ' : ''}p.series_id = t.tomb_series AND p.ts >= t.tomb_begin
 WHERE NOT (t.tomb_hit = 1 AND p.ts < t.tomb_end AND p.version <= t.tomb_version)`;
 }
 

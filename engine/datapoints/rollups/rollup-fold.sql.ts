@@ -4,6 +4,8 @@
 import { decimalSumSql, decimalTargets } from '../tables/decimal-coding.ts';
 import { CDF_ROLLUP_COLUMNS, ROLLUP_BUCKET_MS, type FamilyShape } from '../tables/families.ts';
 import { cdfFromPiecesSql, cdfFromPointsSql, type CdfRollupSql } from './cdf-rollup.sql.ts';
+import { liveRawRows } from '../read/datapoint-read.sql.ts';
+import type { TombstoneForm } from '../read/series-context.ts';
 
 export const FOLD_CLOCK_SQL = 'SELECT toString(toUnixTimestamp64Micro(now64(6))) AS now_us';
 
@@ -71,24 +73,31 @@ function rollupRows(
   return { targets: targets.join(', '), select: select.join(', ') };
 }
 
-/** The CDF columns' WITH items after others already listed. */
-const withList = (cdf: CdfRollupSql | undefined) => (cdf ? `,\n  ${cdf.withItems.join(',\n  ')}` : '');
+
+/**
+ * The tombstones of the fold's series (tenants x series ids; bindTenantTombstones keys them by
+ * tenant), purged ones too: their points may still lie in parts the purge's DELETE has not
+ * reached.
+ */
+export const FOLD_TOMBSTONES_SQL = `SELECT tenant, toString(series_id) AS series, toString(begin_ms) AS begin_ms, toString(end_ms) AS end_ms,
+  toString(version) AS version
+FROM datapoint_tombstones
+WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}`;
 
 /**
  * Every bucket of `table` (`bucketMs` wide: minutes, or hours when the fold cannot trust minute
- * rows) in the ranges recomputed from live raw points (FINAL dedup, tombstones applied).
+ * rows) in the ranges recomputed from live raw points (FINAL dedup, the bound tombstones of
+ * `form` applied as reads apply them: liveRawRows, tenant-keyed). The tombstones were once an
+ * array in the statement tested against every row, which the engine copies per row of a block:
+ * with 20,000 tombstones on a series the fold asked for 24 GiB and failed at every round.
  */
-export function foldFromRawSql(shape: FamilyShape, table: string, bucketMs: number, tsRanges: string): string {
+export function foldFromRawSql(shape: FamilyShape, table: string, bucketMs: number, tsRanges: string, form: TombstoneForm): string {
   const cdf = shape.cdfRollups ? cdfFromPointsSql(shape) : undefined;
   const rows = rollupRows(shape, `tenant, series_id, ts - positiveModulo(ts, ${bucketMs}) AS fold_bucket, count(), ${shape.foldValueCount}`,
     shape.foldAggregates, 'max(ts)', shape.rawLastSources.map((source) => `argMax(${source}, ts)`), cdf, '{computed_at:UInt64}');
   return `INSERT INTO ${table} (${rows.targets})
-WITH (SELECT groupArray(tuple(tenant, series_id, begin_ms, end_ms, version)) FROM datapoint_tombstones
-    WHERE tenant IN {tenants:Array(String)} AND series_id IN {series_ids:Array(UInt64)}) AS tombstones${withList(cdf)}
-SELECT ${rows.select}
-FROM ${shape.rawTable} FINAL
-WHERE (${tsRanges})
-  AND (empty(tombstones) OR NOT arrayExists(t -> t.1 = tenant AND t.2 = series_id AND ts >= t.3 AND ts < t.4 AND version <= t.5, tombstones))
+${cdf ? `WITH ${cdf.withItems.join(',\n  ')}\n` : ''}SELECT ${rows.select}
+${liveRawRows(shape, `(${tsRanges})`, form, { tenantKeyed: true })}
 GROUP BY tenant, series_id, fold_bucket`;
 }
 

@@ -15,13 +15,15 @@
 // touches are recomputed from raw points as before. A mark missing from that list was either
 // removed by a fold that had written its minute rows first (so they are read here) or is
 // written later with an older marked_at and stays, so its hours are folded again later.
-import { ColumnarParams } from '../../stores/columnar-params.ts';
+import { ColumnarParams, type QueryParams } from '../../stores/columnar-params.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { FAMILIES, FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, floorTo, type Family } from '../tables/families.ts';
+import { FAMILIES, FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, ceilTo, floorTo, type Family, type FamilyShape } from '../tables/families.ts';
+import { bindTenantTombstones, type BoundTombstones } from '../read/datapoint-read-context.ts';
+import type { Tombstone } from '../read/series-context.ts';
 import type { MarkOrderGate } from '../write/mark-order-gate.ts';
 import { writeDirtyRanges } from '../write/dirty-ranges.ts';
 import {
-  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, FOLD_DELETE_MARKS_SQL, OLD_MARKS_SQL, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
+  DIRTY_SNAPSHOT_SQL, FOLD_CLOCK_SQL, FOLD_DELETE_MARKS_SQL, FOLD_TOMBSTONES_SQL, OLD_MARKS_SQL, foldFromRawSql, foldHoursFromMinutesSql, foldLatestEmptySql, foldLatestSql,
   foldZeroRowsSql,
 } from './rollup-fold.sql.ts';
 
@@ -181,7 +183,8 @@ export function statementChunks<R extends FoldRange>(ranges: readonly R[], range
   return out;
 }
 
-interface FoldTimes { zero_at: bigint; computed_at: bigint }
+/** The fold's clock values its statements bind (a type, not an interface: it passes as QueryParams). */
+type FoldTimes = { zero_at: bigint; computed_at: bigint };
 
 function seriesParams(ranges: readonly FoldRange[]): { tenants: string[]; series_ids: bigint[] } {
   return { tenants: [...new Set(ranges.map((r) => r.tenant))], series_ids: [...new Set(ranges.map((r) => BigInt(r.seriesId)))] };
@@ -189,19 +192,38 @@ function seriesParams(ranges: readonly FoldRange[]): { tenants: string[]; series
 
 /** Zero rows of the buckets of `table` that had points in the ranges, then `recompute` of them at computedAt. */
 async function foldBuckets(
-  store: ColumnarStore, table: string, ranges: readonly FoldRange[], times: FoldTimes, recompute: (params: ColumnarParams) => string,
+  store: ColumnarStore, table: string, ranges: readonly FoldRange[], times: FoldTimes & QueryParams, recompute: (params: ColumnarParams) => string,
 ): Promise<void> {
   if (ranges.length === 0) return;
   const zero = new ColumnarParams();
-  await store.command(foldZeroRowsSql(table, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, ...times });
+  await store.command(foldZeroRowsSql(table, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, zero_at: times.zero_at });
   const params = new ColumnarParams();
   await store.command(recompute(params), { ...params.values, ...times, ...seriesParams(ranges) });
+}
+
+/** The tombstones of the ranges' series, bound for foldFromRawSql. */
+async function foldTombstones(store: ColumnarStore, ranges: readonly FoldRange[]): Promise<BoundTombstones> {
+  const rows = await store.query<{ tenant: string; series: string; begin_ms: string; end_ms: string; version: string }>(FOLD_TOMBSTONES_SQL, seriesParams(ranges));
+  const byTenant = new Map<string, Tombstone[]>();
+  for (const row of rows) {
+    let list = byTenant.get(row.tenant);
+    if (!list) byTenant.set(row.tenant, (list = []));
+    list.push({ seriesId: Number(row.series), begin: Number(row.begin_ms), end: Number(row.end_ms), version: BigInt(row.version) });
+  }
+  return bindTenantTombstones(byTenant);
+}
+
+/** Buckets of `table` (`bucketMs` wide) for a chunk of ranges, from live raw points. */
+async function foldFromRaw(store: ColumnarStore, shape: FamilyShape, table: string, bucketMs: number, ranges: readonly FoldRange[], times: FoldTimes): Promise<void> {
+  if (ranges.length === 0) return;
+  const tombstones = await foldTombstones(store, ranges);
+  await foldBuckets(store, table, ranges, { ...times, ...tombstones.params }, (p) => foldFromRawSql(shape, table, bucketMs, rangeConditions(p, ranges, 'ts'), tombstones.form));
 }
 
 /** Minute rows of one family for a chunk of (minute-aligned) ranges, from raw points. */
 function foldMinuteChunk(store: ColumnarStore, family: Family, ranges: readonly FoldRange[], times: FoldTimes): Promise<void> {
   const shape = FAMILY_SHAPES[family];
-  return foldBuckets(store, shape.minuteTable, ranges, times, (p) => foldFromRawSql(shape, shape.minuteTable, MINUTE_BUCKET_MS, rangeConditions(p, ranges, 'ts')));
+  return foldFromRaw(store, shape, shape.minuteTable, MINUTE_BUCKET_MS, ranges, times);
 }
 
 /** Hour rows of one family for a chunk of hour ranges: from minute rows, or from raw points where minute rows may be stale. */
@@ -210,7 +232,7 @@ async function foldHourChunk(store: ColumnarStore, family: Family, ranges: reado
   const fromMinutes = ranges.filter((r) => !r.fromRaw);
   const fromRaw = ranges.filter((r) => r.fromRaw);
   await foldBuckets(store, shape.rollupTable, fromMinutes, times, (p) => foldHoursFromMinutesSql(shape, rangeConditions(p, fromMinutes, 'bucket')));
-  await foldBuckets(store, shape.rollupTable, fromRaw, times, (p) => foldFromRawSql(shape, shape.rollupTable, ROLLUP_BUCKET_MS, rangeConditions(p, fromRaw, 'ts')));
+  await foldFromRaw(store, shape, shape.rollupTable, ROLLUP_BUCKET_MS, fromRaw, times);
 }
 
 /** Latest rows of one family's series, from their (just folded) hour rows. */
