@@ -190,25 +190,37 @@ function seriesParams(ranges: readonly FoldRange[]): { tenants: string[]; series
   return { tenants: [...new Set(ranges.map((r) => r.tenant))], series_ids: [...new Set(ranges.map((r) => BigInt(r.seriesId)))] };
 }
 
-/** Zero rows of the buckets of `table` that had points in the ranges, then `recompute` of them at computedAt. */
+/**
+ * Zero rows of the buckets of `table` that had points in the ranges, then `recompute` of them
+ * at computedAt; `bound`: the fold's clock values and, from raw points, the tombstones.
+ */
 async function foldBuckets(
-  store: ColumnarStore, table: string, ranges: readonly FoldRange[], times: FoldTimes & QueryParams, recompute: (params: ColumnarParams) => string,
+  store: ColumnarStore, table: string, ranges: readonly FoldRange[], bound: FoldTimes & QueryParams, recompute: (params: ColumnarParams) => string,
 ): Promise<void> {
   if (ranges.length === 0) return;
   const zero = new ColumnarParams();
-  await store.command(foldZeroRowsSql(table, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, zero_at: times.zero_at });
+  await store.command(foldZeroRowsSql(table, rangeConditions(zero, ranges, 'bucket')), { ...zero.values, zero_at: bound.zero_at });
   const params = new ColumnarParams();
-  await store.command(recompute(params), { ...params.values, ...times, ...seriesParams(ranges) });
+  await store.command(recompute(params), { ...params.values, ...bound, ...seriesParams(ranges) });
 }
 
-/** The tombstones of the ranges' series, bound for foldFromRawSql. */
+/** The tombstones of the ranges' series that overlap the span of the series' ranges, bound for foldFromRawSql. */
 async function foldTombstones(store: ColumnarStore, ranges: readonly FoldRange[]): Promise<BoundTombstones> {
+  const spans = new Map<string, [begin: number, end: number]>();
+  for (const r of ranges) {
+    const key = `${r.tenant}\u0000${r.seriesId}`;
+    const span = spans.get(key);
+    spans.set(key, span ? [Math.min(span[0], r.beginMs), Math.max(span[1], r.endMs)] : [r.beginMs, r.endMs]);
+  }
   const rows = await store.query<{ tenant: string; series: string; begin_ms: string; end_ms: string; version: string }>(FOLD_TOMBSTONES_SQL, seriesParams(ranges));
   const byTenant = new Map<string, Tombstone[]>();
   for (const row of rows) {
+    const tombstone = { seriesId: Number(row.series), begin: Number(row.begin_ms), end: Number(row.end_ms), version: BigInt(row.version) };
+    const span = spans.get(`${row.tenant}\u0000${tombstone.seriesId}`);
+    if (!span || tombstone.end <= span[0] || tombstone.begin >= span[1]) continue;
     let list = byTenant.get(row.tenant);
     if (!list) byTenant.set(row.tenant, (list = []));
-    list.push({ seriesId: Number(row.series), begin: Number(row.begin_ms), end: Number(row.end_ms), version: BigInt(row.version) });
+    list.push(tombstone);
   }
   return bindTenantTombstones(byTenant);
 }
