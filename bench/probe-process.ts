@@ -1,10 +1,11 @@
 // What bench/probe.ts observes of the service's process from outside: a CPU profile of its
 // main thread over the inspector, and its memory at the peak of a phase (RSS by kind from
-// smaps_rollup, with what Node says it holds at that moment).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// smaps_rollup, with what Node says it holds at that moment), and the CPU of each of its threads.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { HttpClient } from './http-client.ts';
+import { processTree } from './proc-stats.ts';
 
 /** A CPU profile of the service's main thread, over the inspector SIGUSR1 opens on 127.0.0.1:9229. */
 export class InspectorProfile {
@@ -137,4 +138,30 @@ export function reportPeak(hwmBytes: number, peak: MemorySample): void {
   const native = peak.anonBytes - node.heapTotal - node.arrayBuffers;
   console.log(`  V8 heap ${mib(node.heapTotal)} (used ${mib(node.heapUsed)}), array buffers ${mib(node.arrayBuffers)} (slab pool: pooled ${mib(peak.pooledBytes)}, on loan ${mib(peak.onLoanBytes)}), external ${mib(node.external)}`);
   console.log(`  anonymous beyond the V8 heap and array buffers (chdb, Node's native side): ${mib(native)}`);
+}
+
+/** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
+export function threadCpu(rootPid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const ticks = 100;
+  for (const pid of processTree(rootPid)) {
+    let tasks: string[] = [];
+    try { tasks = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    const process = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    for (const tid of tasks) {
+      try {
+        const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/[0-9]+$/, '#');
+        const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+        const key = `${process}/${tid === String(pid) ? 'main' : name}`;
+        out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
+      } catch { /* gone */ }
+    }
+  }
+  return out;
+}
+
+export function reportThreads(before: Map<string, number>, after: Map<string, number>): void {
+  const rows = [...after].map(([key, cpu]) => [key, cpu - (before.get(key) ?? 0)] as const).filter(([, cpu]) => cpu >= 0.05).sort((a, b) => b[1] - a[1]);
+  for (const [key, cpu] of rows) console.log(`  ${cpu.toFixed(2).padStart(7)} s  ${key}`);
 }

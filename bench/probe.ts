@@ -37,12 +37,11 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { HttpClient, parseJson } from './http-client.ts';
 import { ARROW_STREAM_TYPE, readArrowPoints } from './arrow-bodies.ts';
-import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak } from './probe-process.ts';
-import { readdirSync, readFileSync } from 'node:fs';
+import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak, reportThreads, threadCpu } from './probe-process.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { runIngest } from './load.ts';
 import { PlantdataTarget, waitForBackgroundWork } from './plantdata-target.ts';
-import { processTree, readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
+import { readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
 import { openColumnarStore } from '../engine/stores/columnar.ts';
 import { PERF_NODE_OPTION, PerfRecord } from './perf-profile.ts';
 import { SPEC_DEFAULT_SERVICE_CONFIG, startService, type RunningService } from './service.ts';
@@ -86,32 +85,6 @@ function reportStoreMetrics(before: Map<string, { count: number; sum: number }>,
     const seconds = sum - (before.get(key)?.sum ?? 0);
     console.log(`  store ${key}: ${calls} calls, mean ${(seconds / calls * 1000).toFixed(1)} ms${key.endsWith('insert') || key.endsWith('insertMany') ? `, ${Math.round(points / calls)} points per call` : ''}`);
   }
-}
-
-/** CPU seconds of every thread of the tree, summed by process and thread name (chdb's pools, workers, postgres). */
-function threadCpu(rootPid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  const ticks = 100;
-  for (const pid of processTree(rootPid)) {
-    let tasks: string[] = [];
-    try { tasks = readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    const process = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    for (const tid of tasks) {
-      try {
-        const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/[0-9]+$/, '#');
-        const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-        const key = `${process}/${tid === String(pid) ? 'main' : name}`;
-        out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
-      } catch { /* gone */ }
-    }
-  }
-  return out;
-}
-
-function reportThreads(before: Map<string, number>, after: Map<string, number>): void {
-  const rows = [...after].map(([key, cpu]) => [key, cpu - (before.get(key) ?? 0)] as const).filter(([, cpu]) => cpu >= 0.05).sort((a, b) => b[1] - a[1]);
-  for (const [key, cpu] of rows) console.log(`  ${cpu.toFixed(2).padStart(7)} s  ${key}`);
 }
 
 async function bulkLoad(http: HttpClient, workload: Workload, seriesCount: number): Promise<void> {

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { ColumnarParams } from '../../stores/columnar-params.ts';
-import { SPANS_PER_STATEMENT, rangeConditions, statementChunks } from './rollup-fold.ts';
+import { SPANS_PER_STATEMENT, rangeConditions, statementChunks } from './fold-ranges.ts';
 
 const HOUR = 3_600_000;
 const range = fc.record({
