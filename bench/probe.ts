@@ -5,7 +5,7 @@
 // authors. The profile opens in Chrome DevTools or speedscope. --perf records every thread of the
 // service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
-//   npx tsx bench/probe.ts v1|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//   npx tsx bench/probe.ts v1|v2|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
 //                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live]
 //
 // gateway: the bench's gateway shape (10 tenants, 1,000-point requests of 100 series x 10 points,
@@ -16,8 +16,8 @@
 // --live reads a live chart meanwhile (the bench's V1 (c): one written series' 6 h of 1m
 // aggregates from the start of what is written, every 200 ms) and reports its latency.
 //
-// v1, v3: N series (--series, default 10) x 43,200 points, then 1m aggregates of 6 h (v1) or
-// 10,000 raw points (v3) of distinct picks; with more series than the read-context cache
+// v1, v2, v3: N series (--series, default 10) x 43,200 points (v2: 100,000), then 1m aggregates of
+// 6 h (v1), hourly averages of 1 d of 10 series in one request (v2) or 10,000 raw points (v3) of distinct picks; with more series than the read-context cache
 // holds days of minute rows for (about 580 series-days), each series' first read (reported
 // apart) runs the minute-days statement.
 //
@@ -50,8 +50,8 @@ import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
 
-type Phase = 'v1' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
-const PHASES: readonly Phase[] = ['v1', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
+type Phase = 'v1' | 'v2' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
+const PHASES: readonly Phase[] = ['v1', 'v2', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
 
 interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean }
 
@@ -113,7 +113,9 @@ function report(label: string, samples: number[]): void {
 
 async function readPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
   const seriesCount = opts.seriesCount ?? 10;
-  const workload = new Workload({ seriesCount, pointsPerSeries: 43_200, requestPoints: 43_200, senderCount: 1 } as never);
+  // v2 reads a day: its series hold 27.8 h, as the bench's do.
+  const pointsPerSeries = opts.phase === 'v2' ? 100_000 : 43_200;
+  const workload = new Workload({ seriesCount, pointsPerSeries, requestPoints: 43_200, senderCount: 1 } as never);
   await bulkLoad(http, workload, seriesCount);
   await waitForFold(http);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
@@ -130,7 +132,10 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
     const from = workload.startMs + ((Math.floor(pick / seriesCount) * 7) % 360) * 60_000 + (opts.phase === 'v3' ? (pick % 7) * 1000 : 0);
     const body = opts.phase === 'v1'
       ? { items: [{ externalId: workload.externalId(series), start: from, end: from + 6 * HOUR_MS, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1m', limit: 10_000 }] }
-      : { items: [{ externalId: workload.externalId(series), start: from, end: from + 10_000_000, limit: 10_000 }] };
+      : opts.phase === 'v2'
+        // A set of 10 series and a day from a whole hour each pick, distinct for seriesCount x 4 picks.
+        ? { items: Array.from({ length: Math.min(10, seriesCount) }, (_, k) => ({ externalId: workload.externalId((series + k * 7) % seriesCount) })), start: workload.startMs + (Math.floor(pick / seriesCount) % 4) * HOUR_MS, end: workload.startMs + (Math.floor(pick / seriesCount) % 4 + 24) * HOUR_MS, aggregates: ['AVG'], granularity: '1h', limit: 10_000 }
+        : { items: [{ externalId: workload.externalId(series), start: from, end: from + 10_000_000, limit: 10_000 }] };
     const answer = await http.postJson('/timeseries/data/list', body);
     const points = parseJson<{ items: { datapoints: unknown[] }[] }>(answer).items[0]?.datapoints.length;
     if (!points) throw new Error('empty answer');

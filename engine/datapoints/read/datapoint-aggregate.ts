@@ -8,7 +8,7 @@ import type { ColumnarStore } from '../../stores/columnar.ts';
 import { decodeCursor, encodeCursor } from './datapoint-cursor.ts';
 import { divideRounded } from './datapoint-format.ts';
 import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-read-context.ts';
-import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql } from './datapoint-read.sql.ts';
+import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql, rollupSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
 import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
@@ -91,17 +91,18 @@ export function aggregateRange(request: AggregateRequest): BucketRange | undefin
 function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, params: ColumnarParams): string {
   const shape = FAMILY_SHAPES[family];
   const minuteCondition = dirtyMinutes.size > 0 ? `NOT (${bucketRangeList(params, dirtyMinutes, MINUTE_BUCKET_MS)})` : '';
-  if (range.base === MINUTE_BUCKET_MS) return rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.grid.cellMs !== MINUTE_BUCKET_MS);
+  if (range.base === MINUTE_BUCKET_MS) return rollupSql([rollupBucketsSql(shape, shape.minuteTable, minuteCondition, range.grid.cellMs !== MINUTE_BUCKET_MS)]);
   // Hours a dirty range touches: their clean minutes from minute rows, their dirty ones from raw points.
   const dirtyHours = widenSeriesRanges(dirtyMinutes, ROLLUP_BUCKET_MS, range.start, range.end);
   const grouped = range.grid.cellMs !== ROLLUP_BUCKET_MS;
-  if (dirtyHours.size === 0) return rollupBucketsSql(shape, shape.rollupTable, '', grouped);
+  if (dirtyHours.size === 0) return rollupSql([rollupBucketsSql(shape, shape.rollupTable, '', grouped)]);
   // A range list names the rows overlapping it, so it is built for each table's row width.
   const hourRows = bucketRangeList(params, dirtyHours, ROLLUP_BUCKET_MS);
   const minuteRows = bucketRangeList(params, dirtyHours, MINUTE_BUCKET_MS);
-  return `${rollupBucketsSql(shape, shape.rollupTable, `NOT (${hourRows})`, grouped)}
-UNION ALL
-${rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondition}`, true)}`;
+  return rollupSql([
+    rollupBucketsSql(shape, shape.rollupTable, `NOT (${hourRows})`, grouped),
+    rollupBucketsSql(shape, shape.minuteTable, `(${minuteRows}) AND ${minuteCondition}`, true),
+  ]);
 }
 
 const DAY_MS = 86_400_000;
@@ -183,17 +184,30 @@ export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCac
   }
 }
 
+/** The UTC days a range touches. */
+function dayStartsOf(range: BucketRange): number[] {
+  const days: number[] = [];
+  for (let day = floorTo(range.start, DAY_MS); day < range.end; day += DAY_MS) days.push(day);
+  return days;
+}
+
+/** Whether the cache holds every day of minute rows these series' reads of the range take. */
+function holdsMinuteDays(cache: ReadContextCache, tenant: string, ids: readonly number[], range: BucketRange): boolean {
+  const days = dayStartsOf(range);
+  return ids.every((id) => days.every((day) => cache.getMinuteDay(tenant, id, day) !== undefined));
+}
+
 /**
- * 1m partials of FLOAT series from whole days of minute rows held in memory (each
- * new window of a panned chart reads no statement once its days are held), fetched in one
- * statement where missing; minutes of dirty ranges left out (the caller reads them raw).
+ * Partials of FLOAT series per bucket of a grid made of whole minutes, from whole days of
+ * minute rows held in memory (each new window of a panned chart reads no statement once its
+ * days are held), fetched in one statement where missing; minutes of dirty ranges left out
+ * (the caller reads them raw).
  */
 async function minuteDayPartials(
   store: ColumnarStore, tenant: string, ids: readonly number[], range: BucketRange, dirtyMinutes: ReadonlyMap<number, Range[]>, cache: ReadContextCache,
 ): Promise<Map<number, Map<number, Partial>>> {
   const mark = cache.beginMinuteDays();
-  const dayStarts: number[] = [];
-  for (let day = floorTo(range.start, DAY_MS); day < range.end; day += DAY_MS) dayStarts.push(day);
+  const dayStarts = dayStartsOf(range);
   const days = new Map<number, MinuteDay[]>(ids.map((id) => [id, []]));
   const missing: [id: number, day: number][] = [];
   for (const id of ids) {
@@ -205,6 +219,7 @@ async function minuteDayPartials(
   }
   for (const [key, day] of await loadMinuteDays(store, tenant, missing, cache, mark)) days.get(Number(key.split(':')[0]))?.push(day);
   const out = new Map<number, Map<number, Partial>>();
+  const oneMinute = range.grid.stepMs === MINUTE_BUCKET_MS;
   for (const [id, held] of days) {
     const buckets = new Map<number, Partial>();
     const dirty = dirtyMinutes.get(id);
@@ -212,7 +227,19 @@ async function minuteDayPartials(
       for (let i = 0; i < day.bucket.length; i++) {
         const bucket = day.bucket[i] as number;
         if (bucket < range.start || bucket >= range.end || covers(dirty, bucket)) continue;
-        buckets.set(bucket, { n: day.n[i] as number, s: day.s[i] as number, lo: day.lo[i] as number, hi: day.hi[i] as number });
+        const cell = oneMinute ? bucket : bucketStartOf(range.grid, bucket);
+        const n = day.n[i] as number;
+        const sum = day.s[i] as number;
+        const lo = day.lo[i] as number;
+        const hi = day.hi[i] as number;
+        const into = oneMinute ? undefined : buckets.get(cell);
+        if (!into) buckets.set(cell, { n, s: sum, lo, hi });
+        else {
+          into.n += n;
+          into.s = (into.s as number) + sum;
+          if (lo < into.lo) into.lo = lo;
+          if (hi > into.hi) into.hi = hi;
+        }
       }
     }
     out.set(id, buckets);
@@ -242,8 +269,13 @@ async function bucketPartials(
     ? new Map(ids.map((id): [number, Range[]] => [id, [[range.start, range.end]]]))
     : widenSeriesRanges(dirty, MINUTE_BUCKET_MS, range.start, range.end);
   const spannedDays = (floorTo(range.end - 1, DAY_MS) - floorTo(range.start, DAY_MS)) / DAY_MS + 1;
-  const fromMinuteDays = cache !== undefined && family === 'float' && range.grid.stepMs === MINUTE_BUCKET_MS && range.grid.origin % MINUTE_BUCKET_MS === 0
-    && spannedDays * ids.length <= MINUTE_DAYS_PER_READ_MAX;
+  // A 1m read fetches the days it misses (the next window of a panned chart then holds them); a
+  // coarser one takes minute days only when all are held, else its rollup statement (which
+  // reads ~60 times fewer rows) is the cheaper fetch. Held days skip a statement of ~10 ms
+  // (1 d hourly of 10 series: 10.4 ms mean with the older analyzer, 12.8 without).
+  const fromMinuteDays = cache !== undefined && family === 'float' && range.base !== 0 && range.grid.cellMs % MINUTE_BUCKET_MS === 0
+    && range.grid.origin % MINUTE_BUCKET_MS === 0 && spannedDays * ids.length <= MINUTE_DAYS_PER_READ_MAX
+    && (range.grid.stepMs === MINUTE_BUCKET_MS || holdsMinuteDays(cache, tenant, ids, range));
   const readRollups = async (): Promise<readonly PartialRow[]> => {
     if (fromMinuteDays || range.base === 0) return [];
     // Rows of wholly clean ranges are kept until the next write (read-context-cache.ts).
