@@ -281,6 +281,7 @@ export function datapointSuiteResult(workload: Workload, runs: SystemRun[], vari
     if (r.afterHighCardinalityNote) notes.push(`${r.system}: before V4 over the high-cardinality set, ${r.afterHighCardinalityNote}`);
     for (const [what, t] of [['V1 idle', r.v1Idle], ['V1 under ingest', r.v1UnderIngest], ['V4 high cardinality', r.v4HighCardinality], ['filter page under ingest', r.filterUnderIngest]] as const) {
       if (t?.problem) notes.push(`${r.system} ${what} answer WRONG: ${t.problem}`);
+      if (t && 'reasked' in t && t.reasked) notes.push(`${r.system} ${what}: one answer wrong (${t.reasked}), right when asked again after another flush`);
     }
   }
   const metrics = [...datapointMetrics(runs, variedSize), ...loadMetrics(loadRuns, plan)];

@@ -94,3 +94,24 @@ t.test('warm-up picks are timed apart: the rows hold the measured picks, the war
   const none = await timeVaried(async (pick) => ({ elapsedMs: 1, answer: answerOf(w, pick) }), picker, 'v1', { warmupCount: 0, pickCount: 3 });
   t.equal(none.warmup, undefined);
 });
+
+t.test("a peer's wrong answer is asked again once after its settling step; a second wrong answer counts", async (t) => {
+  const w = new Workload(size, NOW);
+  const empty: VariedAnswer = { query: 'v4', latest: new Map() };
+  // The first ask of the run answers no series (a search racing the index), later asks are right.
+  let asks = 0;
+  let settled = 0;
+  const racing = async (pick: VariedPick) => ({ elapsedMs: 1, answer: asks++ === 0 ? empty : answerOf(w, pick) });
+  const reasked = await timeVaried(racing, new VariedPicker(w, varied, 9), 'v4', { warmupCount: 0, pickCount: 3, reaskAfter: async () => { settled++; } });
+  t.equal(reasked.problem, undefined, 'right when asked again: not wrong');
+  t.match(reasked.reasked, /V4/, 'the first wrong answer is kept');
+  t.equal(settled, 1, 'settled once before the second ask');
+  t.equal(reasked.runCount, 3, 'one sample per pick');
+
+  asks = 0;
+  const notReasked = await timeVaried(racing, new VariedPicker(w, varied, 9), 'v4', { warmupCount: 0, pickCount: 3 });
+  t.match(notReasked.problem, /V4/, 'without a settling step (ours) the wrong answer counts');
+
+  const alwaysWrong = await timeVaried(async () => ({ elapsedMs: 1, answer: empty }), new VariedPicker(w, varied, 9), 'v4', { warmupCount: 0, pickCount: 3, reaskAfter: async () => undefined });
+  t.match(alwaysWrong.problem, /V4/, 'wrong again after settling: wrong');
+});
