@@ -11,6 +11,7 @@ import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql, rollupSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
+import { minuteRows } from './minute-day-rows.ts';
 import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
 import type { Range } from './series-context.ts';
@@ -138,11 +139,9 @@ export async function loadMinuteDays(
   if (wanted.length === 0) return loaded;
   const params = new ColumnarParams();
   const list = wanted.map(([id, day]) => `(series_id = ${params.bind(id, 'UInt64')} AND bucket >= ${params.bind(day, 'Int64')} AND bucket < ${params.bind(day + DAY_MS, 'Int64')})`).join(' OR ');
-  const table = await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant });
-  const column = (name: string) => (table.numRows > 0 ? table.getChild(name)?.toArray() as Float64Array : new Float64Array(0));
-  const all: MinuteDay = { bucket: column('minute'), n: column('n'), s: column('s'), lo: column('lo'), hi: column('hi') };
-  const series = column('series');
-  // Rows come sorted by series and bucket: each wanted (series, day) is one contiguous slice.
+  const all = minuteRows(await store.queryArrow(MINUTE_DAYS_SQL(list), { ...params.values, tenant }));
+  const series = all.series;
+  // Rows ordered by series and bucket: each wanted (series, day) is one contiguous slice.
   let at = 0;
   for (const [id, day] of [...wanted].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
     while (at < series.length && (series[at] as number) < id) at++;

@@ -64,3 +64,27 @@ export function decimalTargets(name: string, expr: string): { targets: string[];
 export function decimalSumSql(column: string): string {
   return `if(min(${column}_e) = max(${column}_e) AND max(${column}_e) != ${RAW_BITS}, sum(toInt128(${column}_m)) / intExp10(max(${column}_e)), sum(${column}))`;
 }
+
+/** 10^e for the decimal exponents, as the engine's intExp10 gives them (exact doubles). */
+const POWERS_OF_TEN: Readonly<Record<number, number>> = Object.fromEntries(DECIMAL_EXPONENTS.map((e) => [e, 10 ** e]));
+
+/**
+ * The doubles of a decimally stored column read as its parts (`<name>_m` Int64, `<name>_e`
+ * UInt8), decoded as decimalValueSql does in the engine: the integer as a double (exact below
+ * 2^53) divided by 10^e, or the integer's bits as they are. Reading the parts and decoding
+ * here costs the engine's statement less than its alias does.
+ */
+export function decodeDecimalColumn(mantissas: BigInt64Array, exponents: Uint8Array): Float64Array {
+  const out = new Float64Array(mantissas.length);
+  const bits = new Float64Array(mantissas.buffer, mantissas.byteOffset, mantissas.length);
+  for (let i = 0; i < out.length; i++) {
+    const e = exponents[i] as number;
+    if (e === RAW_BITS) out[i] = bits[i] as number;
+    else {
+      const scale = POWERS_OF_TEN[e];
+      if (scale === undefined) throw new Error(`a decimally stored value with exponent ${e}, not one of ${DECIMAL_EXPONENTS.join(', ')} or ${RAW_BITS}`);
+      out[i] = Number(mantissas[i] as bigint) / scale;
+    }
+  }
+  return out;
+}

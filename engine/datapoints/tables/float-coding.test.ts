@@ -15,7 +15,7 @@ import { codedColumns, migrateFloatCoding } from './float-coding-migration.ts';
 import {
   CODED_COLUMN_KINDS_SQL, addCodedColumnsSql, codedColumnNames, dropStoredColumnSql, materializeCodedColumnsSql, removeCodedDefaultsSql,
 } from './float-coding-migration.sql.ts';
-import { RAW_BITS } from './decimal-coding.ts';
+import { RAW_BITS, decodeDecimalColumn } from './decimal-coding.ts';
 
 /** The engine for each store opened here: a store's close leaves it open for the next. */
 const columnar = await reopenableEngine(t, 'float-coding');
@@ -78,6 +78,22 @@ t.test('a store with the coding', async (t) => {
       'three decimals first (one scale for a sensor whose trailing zeros vary), then six, then whole numbers');
     t.same(rows.slice(5).map((r) => r.e), [RAW_BITS, RAW_BITS, RAW_BITS], 'a third, -0 and NaN keep their bits');
   });
+  await t.test('the stored parts decoded here are the engine\'s decoded double, bit for bit', async (t) => {
+    let seriesId = 500_000;
+    await fc.assert(fc.asyncProperty(fc.array(anyDouble, { minLength: 1, maxLength: 60 }), async (values) => {
+      const tenant = `t-${randomUUID()}`;
+      const ts = Float64Array.from(values, (_, i) => T0 + i * 1000);
+      await store.insert({ tenant, series: [{ seriesId: seriesId++, valueType: 'FLOAT', timestampMs: ts, float: Float64Array.from(values) }], writeVersion: store.writeVersions.next() });
+      const table = await columnar.queryArrow('SELECT value, value_m, value_e FROM datapoints_float WHERE tenant = {tenant:String} ORDER BY ts', { tenant });
+      const engine = table.getChild('value')?.toArray() as Float64Array;
+      const decoded = decodeDecimalColumn(table.getChild('value_m')?.toArray() as BigInt64Array, table.getChild('value_e')?.toArray() as Uint8Array);
+      const wrong = values.findIndex((_, i) => !sameBits(decoded[i] as number, engine[i] as number));
+      if (decoded.length !== values.length || wrong >= 0) throw new Error(`value ${values[wrong]}: decoded ${decoded[wrong]}, the engine's alias ${engine[wrong]}`);
+    }), { numRuns: 40 });
+    t.pass('40 random series of up to 60 doubles');
+    t.throws(() => decodeDecimalColumn(BigInt64Array.of(1n), Uint8Array.of(7)), /exponent 7/, 'an exponent the coding never writes is an error, not a guess');
+  });
+
   await t.test('sums of decimals are exact and stay decimal in minute and hour rows', async (t) => {
     const tenant = `t-${randomUUID()}`;
     const hour = Date.UTC(2024, 0, 10);

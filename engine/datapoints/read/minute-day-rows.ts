@@ -1,0 +1,37 @@
+// The answer of the minute-days statement (MINUTE_DAYS_SQL) as columns of doubles ordered by
+// series and minute: the statement leaves the decimal decoding and the order to this side,
+// where they cost microseconds (up to 64 series-days of 1,440 rows) instead of milliseconds
+// of the engine's pipeline.
+import type { Table } from 'apache-arrow';
+import { decodeDecimalColumn } from '../tables/decimal-coding.ts';
+import type { MinuteDay } from './read-context-cache.ts';
+
+/** Every row of the answer: a MinuteDay's columns plus each row's series id. */
+export type MinuteRows = MinuteDay & { series: Float64Array };
+
+export function minuteRows(table: Table): MinuteRows {
+  if (table.numRows === 0) {
+    const none = new Float64Array(0);
+    return { series: none, bucket: none, n: none, s: none, lo: none, hi: none };
+  }
+  const doubles = (name: string) => table.getChild(name)?.toArray() as Float64Array;
+  const decimal = (name: string) => decodeDecimalColumn(table.getChild(`${name}_m`)?.toArray() as BigInt64Array, table.getChild(`${name}_e`)?.toArray() as Uint8Array);
+  return inKeyOrder({
+    series: doubles('series'), bucket: doubles('minute'), n: doubles('n'), s: decimal('value_sum'), lo: decimal('value_min'), hi: decimal('value_max'),
+  });
+}
+
+/** The rows as they came when already ordered by (series, minute), as one part read by one stream gives them; else reordered. */
+function inKeyOrder(rows: MinuteRows): MinuteRows {
+  const { series, bucket } = rows;
+  let ordered = true;
+  for (let i = 1; i < series.length && ordered; i++) {
+    const a = series[i - 1] as number;
+    const b = series[i] as number;
+    ordered = a < b || (a === b && (bucket[i - 1] as number) < (bucket[i] as number));
+  }
+  if (ordered) return rows;
+  const order = Uint32Array.from(series.keys()).sort((i, j) => (series[i] as number) - (series[j] as number) || (bucket[i] as number) - (bucket[j] as number));
+  const permuted = (column: Float64Array) => Float64Array.from(order, (i) => column[i] as number);
+  return { series: permuted(series), bucket: permuted(bucket), n: permuted(rows.n), s: permuted(rows.s), lo: permuted(rows.lo), hi: permuted(rows.hi) };
+}
