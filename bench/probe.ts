@@ -36,16 +36,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { HttpClient, parseJson } from './http-client.ts';
-import { ARROW_STREAM_TYPE, readArrowPoints } from './arrow-bodies.ts';
+import { bulkLoad, report, reportStoreMetrics, storeMetrics, waitForFold } from './probe-load.ts';
+import { egressPhase, newestPhase } from './probe-pages.ts';
 import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak, reportThreads, threadCpu } from './probe-process.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
 import { runIngest } from './load.ts';
-import { PlantdataTarget, waitForBackgroundWork } from './plantdata-target.ts';
+import { PlantdataTarget } from './plantdata-target.ts';
 import { readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
 import { openColumnarStore } from '../engine/stores/columnar.ts';
 import { PERF_NODE_OPTION, PerfRecord } from './perf-profile.ts';
 import { SPEC_DEFAULT_SERVICE_CONFIG, startService, type RunningService } from './service.ts';
-import { quantile } from './stats.ts';
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
@@ -64,58 +64,17 @@ function parseArgs(argv: string[]): ProbeOptions {
     oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live') };
 }
 
-/** store_operation_seconds count and sum by store and operation, from /metrics. */
-async function storeMetrics(url: string): Promise<Map<string, { count: number; sum: number }>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out = new Map<string, { count: number; sum: number }>();
-  for (const match of text.matchAll(/^store_operation_seconds_(count|sum)\{store="([^"]+)",operation="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
-    const key = `${match[2]}/${match[3]}`;
-    const entry = out.get(key) ?? { count: 0, sum: 0 };
-    entry[match[1] as 'count' | 'sum'] = Number(match[4]);
-    out.set(key, entry);
-  }
-  return out;
-}
-
-/** The store calls of a phase: how many, their mean latency, and points per insert (group commits' size). */
-function reportStoreMetrics(before: Map<string, { count: number; sum: number }>, after: Map<string, { count: number; sum: number }>, points: number): void {
-  for (const [key, { count, sum }] of after) {
-    const calls = count - (before.get(key)?.count ?? 0);
-    if (calls === 0) continue;
-    const seconds = sum - (before.get(key)?.sum ?? 0);
-    console.log(`  store ${key}: ${calls} calls, mean ${(seconds / calls * 1000).toFixed(1)} ms${key.endsWith('insert') || key.endsWith('insertMany') ? `, ${Math.round(points / calls)} points per call` : ''}`);
-  }
-}
-
-async function bulkLoad(http: HttpClient, workload: Workload, seriesCount: number): Promise<void> {
-  const items = Array.from({ length: seriesCount }, (_, s) => ({ externalId: workload.externalId(s), name: `probe ${s}`, valueType: 'FLOAT' }));
-  await http.postJson('/timeseries/create', { items }, 201);
-  const perRequest = 43_200;
-  for (let s = 0; s < seriesCount; s++) {
-    for (let first = 0; first < workload.size.pointsPerSeries; first += perRequest) {
-      const count = Math.min(perRequest, workload.size.pointsPerSeries - first);
-      const points: string[] = [];
-      for (let k = 0; k < count; k++) points.push(`{"timestamp":${workload.timestamp(first + k)},"value":"${workload.valueText(s, first + k)}"}`);
-      const answer = await http.request('POST', '/timeseries/data', `{"items":[{"externalId":"${workload.externalId(s)}","datapoints":[${points.join(',')}]}]}`, { 'content-type': 'application/json' });
-      if (answer.status !== 204) throw new Error(`ingest: ${answer.status} ${answer.body.toString('utf8')}`);
-    }
-  }
-}
-
-async function waitForFold(http: HttpClient): Promise<void> {
-  await waitForBackgroundWork(http, Number.POSITIVE_INFINITY);
-}
-
-function report(label: string, samples: number[]): void {
-  const sorted = [...samples].sort((a, b) => a - b);
-  console.log(`${label}: n=${samples.length} median ${quantile(sorted, 0.5).toFixed(2)} ms, p90 ${quantile(sorted, 0.9).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms`);
+/** 1 d of hourly averages of 10 series from a whole hour: distinct for seriesCount x 4 picks. */
+function v2Body(workload: Workload, seriesCount: number, pick: number): unknown {
+  const start = workload.startMs + (Math.floor(pick / seriesCount) % 4) * HOUR_MS;
+  const items = Array.from({ length: Math.min(10, seriesCount) }, (_, k) => ({ externalId: workload.externalId((pick % seriesCount + k * 7) % seriesCount) }));
+  return { items, start, end: start + 24 * HOUR_MS, aggregates: ['AVG'], granularity: '1h', limit: 10_000 };
 }
 
 async function readPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
   const seriesCount = opts.seriesCount ?? 10;
   // v2 reads a day: its series hold 27.8 h, as the bench's do.
-  const pointsPerSeries = opts.phase === 'v2' ? 100_000 : 43_200;
-  const workload = new Workload({ seriesCount, pointsPerSeries, requestPoints: 43_200, senderCount: 1 } as never);
+  const workload = new Workload({ seriesCount, pointsPerSeries: opts.phase === 'v2' ? 100_000 : 43_200, requestPoints: 43_200, senderCount: 1 } as never);
   await bulkLoad(http, workload, seriesCount);
   await waitForFold(http);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
@@ -133,8 +92,7 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
     const body = opts.phase === 'v1'
       ? { items: [{ externalId: workload.externalId(series), start: from, end: from + 6 * HOUR_MS, aggregates: ['AVG', 'MIN', 'MAX', 'COUNT'], granularity: '1m', limit: 10_000 }] }
       : opts.phase === 'v2'
-        // A set of 10 series and a day from a whole hour each pick, distinct for seriesCount x 4 picks.
-        ? { items: Array.from({ length: Math.min(10, seriesCount) }, (_, k) => ({ externalId: workload.externalId((series + k * 7) % seriesCount) })), start: workload.startMs + (Math.floor(pick / seriesCount) % 4) * HOUR_MS, end: workload.startMs + (Math.floor(pick / seriesCount) % 4 + 24) * HOUR_MS, aggregates: ['AVG'], granularity: '1h', limit: 10_000 }
+        ? v2Body(workload, seriesCount, pick)
         : { items: [{ externalId: workload.externalId(series), start: from, end: from + 10_000_000, limit: 10_000 }] };
     const answer = await http.postJson('/timeseries/data/list', body);
     const points = parseJson<{ items: { datapoints: unknown[] }[] }>(answer).items[0]?.datapoints.length;
@@ -235,93 +193,6 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   console.log('CPU by thread during the catch-up:');
   reportThreads(threadsAfter, threadCpu(service.rootPid));
   for (const client of clients) client.close();
-}
-
-/** The bench's egress row (bench/arrow-rows.ts): 1,000,000 points of one series in 100,000-point pages, Arrow and JSON by turns. */
-async function egressPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
-  // 1,000,000 points at 1 s span 11.6 days: ending two weeks ago, no hour is hot and the fold
-  // does not wait for them (rollup-fold.ts hotMaxAgeMs).
-  const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 43_200, senderCount: 1 } as never, Date.now() - 14 * 24 * HOUR_MS);
-  const loadStarted = performance.now();
-  await bulkLoad(http, workload, 1);
-  const loaded = performance.now();
-  await waitForFold(http);
-  console.log(`loaded in ${((loaded - loadStarted) / 1000).toFixed(1)} s, background work quiet ${((performance.now() - loaded) / 1000).toFixed(1)} s later`);
-  const readWhole = async (format: 'arrow' | 'json'): Promise<{ pages: number[]; points: number }> => {
-    const pages: number[] = [];
-    let points = 0;
-    let cursor: string | undefined;
-    do {
-      const item = { externalId: workload.externalId(0), start: workload.startMs, end: workload.endMs, limit: 100_000, ...(cursor ? { cursor } : {}) };
-      const answer = await http.request('POST', '/timeseries/data/list', JSON.stringify({ items: [item] }), { 'content-type': 'application/json', ...(format === 'arrow' ? { accept: ARROW_STREAM_TYPE } : {}) });
-      if (answer.status !== 200) throw new Error(`${format} page: ${answer.status} ${answer.body.toString('utf8', 0, 300)}`);
-      pages.push(answer.elapsedMs);
-      if (format === 'arrow') {
-        const page = readArrowPoints(answer.body);
-        points += page.timestamps.length;
-        cursor = page.batchMetadata.get('nextCursor');
-      } else {
-        const item = parseJson<{ items: { datapoints: unknown[]; nextCursor?: string }[] }>(answer).items[0];
-        points += item?.datapoints.length ?? 0;
-        cursor = item?.nextCursor;
-      }
-    } while (cursor);
-    return { pages, points };
-  };
-  // Warm-up, untimed: the first read of each form compiles its paths.
-  await readWhole('arrow');
-  await readWhole('json');
-  const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
-  await profile?.start();
-  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
-  const totals = { arrow: [] as number[], json: [] as number[] };
-  const pages = { arrow: [] as number[], json: [] as number[] };
-  const cpu = { arrow: 0, json: 0 };
-  const until = performance.now() + opts.seconds * 1000;
-  for (let round = 0; performance.now() < until; round++) {
-    for (const format of (round % 2 === 0 ? ['arrow', 'json'] : ['json', 'arrow']) as ('arrow' | 'json')[]) {
-      const cpuBefore = treeCpuSeconds(service.rootPid);
-      const read = await readWhole(format);
-      cpu[format] += treeCpuSeconds(service.rootPid) - cpuBefore;
-      if (read.points !== workload.size.pointsPerSeries) throw new Error(`${format}: ${read.points} points`);
-      totals[format].push(read.pages.reduce((a, b) => a + b, 0));
-      pages[format].push(...read.pages);
-    }
-  }
-  if (profile && opts.profile) await profile.stop(opts.profile);
-  if (perf) for (const line of await perf.stop()) console.log(line);
-  for (const format of ['arrow', 'json'] as const) {
-    report(`${format} 1M points`, totals[format]);
-    report(`${format} page`, pages[format]);
-    console.log(`  CPU per 1M-point read: ${(cpu[format] / totals[format].length * 1000).toFixed(1)} ms`);
-  }
-  const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
-  console.log(`JSON / Arrow: ${(median(totals.json) / median(totals.arrow)).toFixed(2)}x`);
-}
-
-/** Pages of the newest points before distinct ends (descending) beside ascending pages of the same size. */
-async function newestPhase(http: HttpClient, opts: ProbeOptions): Promise<void> {
-  const workload = new Workload({ seriesCount: 1, pointsPerSeries: 1_000_000, requestPoints: 43_200, senderCount: 1 } as never, Date.now() - 14 * 24 * HOUR_MS);
-  await bulkLoad(http, workload, 1);
-  await waitForFold(http);
-  const span = workload.endMs - workload.startMs;
-  for (const limit of [100, 10_000]) {
-    const samples = { descending: [] as number[], ascending: [] as number[] };
-    const until = performance.now() + (opts.seconds * 1000) / 2;
-    for (let pick = 0; performance.now() < until; pick++) {
-      // Distinct picks in the newer half, so no page comes from the read-context cache.
-      const at = workload.startMs + Math.floor(span / 2 + ((pick * 7919) % (span / 2 - limit * 1000)));
-      for (const direction of ['descending', 'ascending'] as const) {
-        const window = direction === 'descending' ? { end: at } : { start: at - limit * 1000, end: at };
-        const answer = await http.postJson('/timeseries/data/list', { items: [{ externalId: workload.externalId(0), ...window, limit }] });
-        const points = parseJson<{ items: { datapoints: unknown[] }[] }>(answer).items[0]?.datapoints.length;
-        if (points !== limit) throw new Error(`${direction} page of ${limit}: ${points} points`);
-        samples[direction].push(answer.elapsedMs);
-      }
-    }
-    report(`${limit} newest points, no start`, samples.descending);
-    report(`${limit} points from a start`, samples.ascending);
-  }
 }
 
 /** Stops the service, OPTIMIZE ... FINAL everywhere (chdb-merge.ts), then bytes per point by table and column. */
