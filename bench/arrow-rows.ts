@@ -8,7 +8,7 @@
 import type { SystemProcess, WriteItem } from './datapoint-system.ts';
 import { ARROW_STREAM_TYPE, readArrowPoints } from './arrow-bodies.ts';
 import { measureChdbArrowCeiling, type ChdbArrowCeiling } from './chdb-arrow-ceiling.ts';
-import { loadInBulk } from './gateway.ts';
+import { loadInBulk } from './load-writes.ts';
 import { HttpClient, parseJson, type HttpAnswer } from './http-client.ts';
 import { runIngest, type IngestFigures, type IngestRequest } from './load.ts';
 import type { PlantdataTarget } from './plantdata-target.ts';

@@ -4,13 +4,14 @@
 // acknowledgement until idle, then a high-cardinality load with a metadata filter page while
 // it runs and V4 over 1,000 random series after it. Every answer is checked.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { runIngest, runIngestApart, type IngestFigures } from './load.ts';
+import type { IngestFigures } from './load.ts';
+import { ingest, loadInBulk } from './load-writes.ts';
 import { cpuUntilIdle, treeCpuCores, treeCpuSeconds, type CatchUpCpu } from './proc-stats.ts';
 import type { LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
 import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';
 import { summarize, type TimingSummary } from './stats.ts';
-import { timeVaried, variedEvery, VariedPicker, type SeriesRef, type VariedSize, type VariedSummary } from './varied.ts';
+import { timeVaried, variedEvery, VariedPicker, type VariedSize, type VariedSummary } from './varied.ts';
 import { Workload, type DatapointSize } from './workload.ts';
 
 export interface LoadSize {
@@ -324,44 +325,6 @@ async function pageEvery(once: () => Promise<{ elapsedMs: number; problem?: stri
     if (wait > 0 && !done.value) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   return { samples, ...(problem ? { problem } : {}) };
-}
-
-/** Points of bodies built and sent at a time by loadInBulk: the large base set (100M points) is ~4.5 GB of JSON whole. */
-const BULK_CHUNK_POINTS_MAX = 5_000_000;
-
-/**
- * Untimed: every point of `series` (a workload's `pointsPerSeries` each) in one-series requests of
- * `requestPoints`, 2 senders, built and sent a chunk at a time.
- */
-export async function loadInBulk(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, workload: Workload, tenant: string, series: readonly SeriesRef[], requestPoints: number): Promise<void> {
-  const pointsPerSeries = workload.size.pointsPerSeries;
-  let chunk: PreparedWrite[] = [];
-  let chunkPoints = 0;
-  const send = async () => {
-    const first = chunk[0];
-    if (first) await runIngest({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests: chunk, senderCount: 2, rootPid: proc.rootPid, mainPid: proc.mainPid });
-    chunk = [];
-    chunkPoints = 0;
-  };
-  for (const ref of series) {
-    for (let first = 0; first < pointsPerSeries; first += requestPoints) {
-      const count = Math.min(requestPoints, pointsPerSeries - first);
-      chunk.push(target.writeRequest(workload, tenant, 'bench', [{ externalId: ref.externalId, gen: ref.gen, first, count }]));
-      chunkPoints += count;
-      if (chunkPoints >= BULK_CHUNK_POINTS_MAX) await send();
-    }
-  }
-  await send();
-}
-
-/** Sends prepared writes from a thread of its own (load.ts); `pace` sends them at that many points/s. */
-export function ingest(target: LoadSystem, proc: { url: string; rootPid: number; mainPid: number }, requests: PreparedWrite[], senderCount: number, started?: () => void, pace?: { ratePointsPerSecond: number }): Promise<IngestFigures> {
-  const first = requests[0];
-  if (!first) throw new Error(`${target.system}: nothing to send`);
-  const figures = runIngestApart({ url: proc.url, path: first.path, headers: {}, expectStatus: first.expectStatus, requests, senderCount, rootPid: proc.rootPid, mainPid: proc.mainPid, ...pace }, started);
-  // The worker has its copy: this thread, which times the queries, keeps no large heap.
-  requests.length = 0;
-  return figures;
 }
 
 /** Targets of the load rows (bench/README.md). */

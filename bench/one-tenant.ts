@@ -8,7 +8,8 @@
 // namespace) and the same picks. Answers of (a) and (b) are checked: (b) reads windows of the
 // history written before the load, whose answers are fixed; (c)'s change as it is written.
 import type { EventLoopLag, LoadSystem, PreparedWrite, SystemProcess, WriteItem } from './datapoint-system.ts';
-import { GATEWAY_GEN, ingest, loadInBulk, type LoadPlan } from './gateway.ts';
+import { GATEWAY_GEN, type LoadPlan } from './gateway.ts';
+import { ingest, loadInBulk } from './load-writes.ts';
 import type { IngestFigures } from './load.ts';
 import { PEER_TOLERANCE } from './queries.ts';
 import type { Figure, Metric, SystemName, Target } from './results.ts';

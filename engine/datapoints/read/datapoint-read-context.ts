@@ -63,17 +63,7 @@ export interface BoundTombstones {
 export function bindTombstones(contexts: Iterable<SeriesContext>, start = -Infinity, end = Infinity): BoundTombstones {
   const touching: Tombstone[] = [];
   for (const context of contexts) for (const t of context.tombstones) if (t.begin < end && t.end > start) touching.push(t);
-  if (touching.length === 0) return { form: 'none', params: {} };
-  const disjoint = disjointTombstones(touching);
-  return {
-    form: disjoint.length <= TOMBSTONE_LIST_MAX ? 'list' : 'join',
-    params: {
-      tomb_series: disjoint.map((t) => BigInt(t.seriesId)),
-      tomb_begin: disjoint.map((t) => t.begin),
-      tomb_end: disjoint.map((t) => t.end),
-      tomb_version: disjoint.map((t) => t.version),
-    },
-  };
+  return bound(disjointTombstones(touching));
 }
 
 /**
@@ -89,11 +79,16 @@ export function bindTenantTombstones(byTenant: ReadonlyMap<string, readonly Tomb
       disjoint.push(t);
     }
   }
+  return bound(disjoint, { tomb_tenant: tenants });
+}
+
+/** Disjoint tombstones in the form their count calls for, as the arrays liveRawRows binds (plus `extra`). */
+function bound(disjoint: readonly Tombstone[], extra: QueryParams = {}): BoundTombstones {
   if (disjoint.length === 0) return { form: 'none', params: {} };
   return {
     form: disjoint.length <= TOMBSTONE_LIST_MAX ? 'list' : 'join',
     params: {
-      tomb_tenant: tenants,
+      ...extra,
       tomb_series: disjoint.map((t) => BigInt(t.seriesId)),
       tomb_begin: disjoint.map((t) => t.begin),
       tomb_end: disjoint.map((t) => t.end),

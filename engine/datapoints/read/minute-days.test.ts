@@ -80,15 +80,24 @@ async function check(t: Test, tenant: string, start: number, end: number, what: 
   t.equal(bad, -1, `${what}: every bucket as computed from the points${bad >= 0 ? ` (first wrong: ${JSON.stringify(buckets[bad])} vs ${JSON.stringify(want[bad])})` : ''}`);
 }
 
-t.test('a fold fetches the days it recomputed; new windows of held days run no statement; a fold drops what it recomputed', async (t) => {
+/**
+ * A new tenant with two days from T0 of a point every 20 s (wave(ts) * 100 at two decimals),
+ * folded, and the statement counters at zero.
+ */
+async function twoFoldedDays(wave: (ts: number) => number): Promise<string> {
   const tenant = `t-${randomUUID()}`;
   model.clear();
-  // Two days of a point every 20 s, values with two decimals.
   const points: [number, number][] = [];
-  for (let ts = T0; ts < T0 + 2 * DAY; ts += 20_000) points.push([ts, Math.round(Math.sin(ts / 3e6) * 1e4) / 100]);
+  for (let ts = T0; ts < T0 + 2 * DAY; ts += 20_000) points.push([ts, Math.round(wave(ts) * 1e4) / 100]);
   await write(tenant, points);
   await store.runMaintenance({ includeHot: true });
   minuteDayStatements = 0;
+  rollupStatements = 0;
+  return tenant;
+}
+
+t.test('a fold fetches the days it recomputed; new windows of held days run no statement; a fold drops what it recomputed', async (t) => {
+  const tenant = await twoFoldedDays((ts) => Math.sin(ts / 3e6));
   await check(t, tenant, T0 + 3_600_000, T0 + 9 * 3_600_000, 'first window');
   await check(t, tenant, T0 + 5 * 3_600_000 + 60_000, T0 + 11 * 3_600_000 + 60_000, 'another window of the day');
   await check(t, tenant, T0 + 20 * 3_600_000, T0 + 26 * 3_600_000, 'a window across midnight');
@@ -122,14 +131,7 @@ t.test('a read wider than memory takes runs the rollup statement, with the same 
 });
 
 t.test('hourly and daily reads take held minute days when every day they touch is held, else the rollup statement', async (t) => {
-  const tenant = `t-${randomUUID()}`;
-  model.clear();
-  const points: [number, number][] = [];
-  for (let ts = T0; ts < T0 + 2 * DAY; ts += 20_000) points.push([ts, Math.round(Math.cos(ts / 5e6) * 1e4) / 100]);
-  await write(tenant, points);
-  await store.runMaintenance({ includeHot: true });
-  minuteDayStatements = 0;
-  rollupStatements = 0;
+  const tenant = await twoFoldedDays((ts) => Math.cos(ts / 5e6));
   await check(t, tenant, T0 + 2 * 3_600_000, T0 + 26 * 3_600_000, '1h across midnight', '1h');
   await check(t, tenant, T0, T0 + 2 * DAY, '3h over both days', '3h');
   await check(t, tenant, T0, T0 + 2 * DAY, '1d over both days', '1d');
