@@ -12,7 +12,7 @@ import { latest } from './read/datapoint-latest.ts';
 import { cdfAggregate, cdfAggregateMany, type CdfAggregateOptions, type CdfAggregateRequest, type CdfAggregateResult } from './read/cdf-aggregates.ts';
 import { readRaw, readRawJson, type RawJsonResult } from './read/datapoint-read.ts';
 import { readRawArrow, type RawArrowPage } from './read/datapoint-arrow.ts';
-import { DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './tables/datapoint-tables.sql.ts';
+import { DATAPOINT_CODECS_SQL, DATAPOINT_TABLES_DDL, STATE_READ_SQL, STATE_WRITE_SQL } from './tables/datapoint-tables.sql.ts';
 import { migrateFloatCoding } from './tables/float-coding-migration.ts';
 import { migrateRawGranules } from './tables/raw-granule-migration.ts';
 import { insertTurns, packedChecked, pointCountOf, writeBatches } from './write/datapoint-write.ts';
@@ -122,6 +122,7 @@ export class DatapointStore {
     const store = options.columnar;
     for (const ddl of DATAPOINT_TABLES_DDL) await store.command(ddl);
     await migrateFloatCoding(store, (options.logger ?? rootLogger).child({ module: 'datapoint-store' }));
+    for (const alter of DATAPOINT_CODECS_SQL) await store.command(alter);
     const versions = await WriteVersionClock.open({
       loadHighWater: async () => BigInt((await store.query<{ value: string }>(STATE_READ_SQL, { name: HIGH_WATER }))[0]?.value ?? '0'),
       saveHighWater: (version) => options.columnar.command(STATE_WRITE_SQL, { name: HIGH_WATER, value: version }),

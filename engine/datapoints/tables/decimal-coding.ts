@@ -39,10 +39,22 @@ export function decimalValueSql(mantissa: string, exponent: string): string {
   return `if(${exponent} = ${RAW_BITS}, reinterpret(${mantissa}, 'Float64'), ${mantissa} / intExp10(${exponent}))`;
 }
 
+/**
+ * The integers' codec. A sensor's integers wander slowly under their noise: their differences
+ * (Delta), the bits transposed across 64 of them (T64 'bit'), then ZSTD. On the bench's values
+ * (three decimals, a daily cycle and noise; 10M points after OPTIMIZE FINAL) against T64 +
+ * ZSTD(3): raw 1.295 -> 1.265 bytes per point, the minute rows' sum, extremes and last value
+ * 0.104 -> 0.083. Delta + T64 in its byte form was worse than either (1.716), as were
+ * Delta + ZSTD (1.877) and ZSTD alone (1.770); ZSTD(9) or (19) after the transposition gained
+ * under 0.01 for 1.2-2.7x the merge time. Inserting 4M rows cost the same with either codec
+ * (845 against 837 ms); a full scan of the column ~2 ns more a point.
+ */
+export const DECIMAL_MANTISSA_CODEC = "CODEC(Delta, T64('bit'), ZSTD(3))";
+
 /** A Float64 column stored decimally: its integer, its exponent, and itself as the alias decoding them. */
 export function decimalColumnDdl(name: string): [name: string, typeAndCodec: string][] {
   return [
-    [`${name}_m`, 'Int64 CODEC(T64, ZSTD(3))'],
+    [`${name}_m`, `Int64 ${DECIMAL_MANTISSA_CODEC}`],
     [`${name}_e`, 'UInt8 CODEC(ZSTD(1))'],
     [name, `Float64 ALIAS ${decimalValueSql(`${name}_m`, `${name}_e`)}`],
   ];

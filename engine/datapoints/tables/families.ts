@@ -68,6 +68,8 @@ export interface FamilyShape {
   /** The fold's rollup columns over all live points of an hour (MIXED: -If over numeric ones). */
   foldValueCount: string;
   foldAggregates: readonly [sum: string, min: string, max: string] | readonly [];
+  /** Float64 value columns of the raw table stored decimally (FLOAT's value). */
+  codedRawColumns: readonly string[];
   /** Float64 value columns of the rollup tables stored decimally (FLOAT: as its raw values are). */
   codedRollupColumns: readonly string[];
   /** Exact types read as strings (BIGINT, decimals); Float64 read as numbers. */
@@ -147,6 +149,7 @@ function numericShape(f: NumericFamily): FamilyShape {
     rawMaxExpr: 'max(value)',
     foldValueCount: 'count()',
     foldAggregates: [f.rawValue ? decimalSumSql('value') : f.rawSumExpr, 'min(value)', 'max(value)'],
+    codedRawColumns: f.rawValue ? ['value'] : [],
     codedRollupColumns: f.rawValue ? ['value_sum', 'value_min', 'value_max', 'last_value'] : [],
     exactAggregates: f.exact,
     readSum: f.exact ? (column) => `toString(${f.scaledSum(column)})` : (column) => column,
@@ -197,6 +200,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawMaxExpr: '',
     foldValueCount: 'count()',
     foldAggregates: [],
+    codedRawColumns: [],
     codedRollupColumns: [],
     exactAggregates: false,
     readSum: identity,
@@ -229,6 +233,7 @@ export const FAMILY_SHAPES: Readonly<Record<Family, FamilyShape>> = Object.freez
     rawMaxExpr: 'max(value)',
     foldValueCount: 'countIf(is_text = 0)',
     foldAggregates: ['sumIf(value, is_text = 0)', 'minIf(value, is_text = 0)', 'maxIf(value, is_text = 0)'],
+    codedRawColumns: [],
     codedRollupColumns: [],
     exactAggregates: false,
     readSum: identity,

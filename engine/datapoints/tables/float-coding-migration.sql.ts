@@ -42,7 +42,7 @@ export function addAliasSql(table: string, column: string): string {
   return `ALTER TABLE ${assertIdentifier(table)} ADD COLUMN IF NOT EXISTS ${column} ${alias}`;
 }
 
-/** 'Int64 CODEC(T64, ZSTD(3))' as ['Int64', 'CODEC(T64, ZSTD(3))'] (DEFAULT goes between). */
+/** 'Int64 CODEC(Delta, ZSTD(3))' as ['Int64', 'CODEC(Delta, ZSTD(3))'] (DEFAULT goes between). */
 function splitCodec(typeAndCodec: string): [type: string, codec: string] {
   const at = typeAndCodec.indexOf(' CODEC(');
   return [typeAndCodec.slice(0, at), typeAndCodec.slice(at + 1)];
