@@ -6,7 +6,7 @@
 // service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
 //
 //   npx tsx bench/probe.ts v1|v2|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
-//                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live]
+//                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live] [--arrow]
 //
 // gateway: the bench's gateway shape (10 tenants, 1,000-point requests of 100 series x 10 points,
 // 16 connections). --spec-limits starts the service with SPEC's default rate limits and quotas
@@ -29,7 +29,8 @@
 // by turns (the bench's egress row), each page's time, and the CPU of a read in each form.
 //
 // bulk: the bench's bulk ingest shape at a smaller size (N series x 100,000 points, 100,000-point
-// requests, 2 senders): points/s, CPU per M points, peak RSS (VmHWM of the main process) with what
+// requests, 2 senders; --arrow: as the Arrow bulk row sends them, 10 series x 10,000 points a
+// request): points/s, CPU per M points and by thread (--perf: by function), peak RSS (VmHWM of the main process) with what
 // held it (V8 heap, array buffers, the rest native: chdb), then bytes per point after OPTIMIZE FINAL
 // by table and column (the RSS and disk targets).
 import path from 'node:path';
@@ -39,7 +40,9 @@ import { HttpClient, parseJson } from './http-client.ts';
 import { bulkLoad, report, reportStoreMetrics, storeMetrics, waitForFold } from './probe-load.ts';
 import { egressPhase, newestPhase } from './probe-pages.ts';
 import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak, reportThreads, threadCpu } from './probe-process.ts';
+import { ARROW_STREAM_TYPE, arrowWriteBody } from './arrow-bodies.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
+import type { WriteItem } from './datapoint-system.ts';
 import { runIngest } from './load.ts';
 import { PlantdataTarget } from './plantdata-target.ts';
 import { readStatusBytes, treeCpuSeconds } from './proc-stats.ts';
@@ -53,7 +56,7 @@ const HOUR_MS = 3_600_000;
 type Phase = 'v1' | 'v2' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
 const PHASES: readonly Phase[] = ['v1', 'v2', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
 
-interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean }
+interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean; arrow: boolean }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0] as Phase;
@@ -61,7 +64,7 @@ function parseArgs(argv: string[]): ProbeOptions {
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
   return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: flag('--series') === undefined ? undefined : Number(flag('--series')),
     specLimits: argv.includes('--spec-limits'), usersPerTenant: Number(flag('--users') ?? 1),
-    oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live') };
+    oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live'), arrow: argv.includes('--arrow') };
 }
 
 /** 1 d of hourly averages of 10 series from a whole hour: distinct for seriesCount x 4 picks. */
@@ -218,23 +221,46 @@ async function reportDisk(service: RunningService, pointCount: number): Promise<
   }
 }
 
-/** The bench's bulk ingest (bench/datapoints.ts) at seriesCount x 100,000 points. */
+const ARROW_BULK_SERIES = 10;
+const ARROW_BULK_POINTS = 10_000;
+
+/** The workload as the bench's Arrow bulk row sends it: 10 series x 10,000 points a request. */
+function arrowRequests(workload: Workload): { body: Buffer; pointCount: number }[] {
+  const { seriesCount, pointsPerSeries } = workload.size;
+  const requests: { body: Buffer; pointCount: number }[] = [];
+  for (let group = 0; group < seriesCount; group += ARROW_BULK_SERIES) {
+    for (let first = 0; first < pointsPerSeries; first += ARROW_BULK_POINTS) {
+      const items: WriteItem[] = [];
+      for (let s = group; s < Math.min(group + ARROW_BULK_SERIES, seriesCount); s++) items.push({ externalId: workload.externalId(s), gen: s, first, count: Math.min(ARROW_BULK_POINTS, pointsPerSeries - first) });
+      requests.push({ body: arrowWriteBody(workload, items), pointCount: items.reduce((sum, item) => sum + item.count, 0) });
+    }
+  }
+  return requests;
+}
+
+/** The bench's bulk ingest (bench/datapoints.ts) at seriesCount x 100,000 points; --arrow: its Arrow bulk row's bodies. */
 async function bulkPhase(service: RunningService, http: HttpClient, opts: ProbeOptions): Promise<void> {
   const workload = new Workload({ ...DATAPOINT_SIZES.small, seriesCount: opts.seriesCount ?? 20 });
   const target = new PlantdataTarget({ logDir: '', tenant: 'probe' });
   const items = Array.from({ length: workload.size.seriesCount }, (_, s) => ({ externalId: workload.externalId(s), name: `probe ${s}`, valueType: 'FLOAT' }));
   await http.postJson('/timeseries/create', { items }, 201);
-  const requests = workload.requests().map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
+  const requests = opts.arrow ? arrowRequests(workload) : workload.requests().map(([s, from, count]) => ({ body: target.ingestBody(workload, s, from, count), pointCount: count }));
   const idle = readSmapsRollup(service.mainPid);
   console.log(`before the load: RSS ${mib(idle.rssBytes)} (anonymous ${mib(idle.anonBytes)}, file-backed ${mib(idle.fileBytes)})`);
   const inspector = await InspectorProfile.attach(service.mainPid);
   const sampler = new PeakSampler(service.mainPid, http, inspector).start();
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const threadsBefore = threadCpu(service.rootPid);
   const figures = await runIngest({
-    url: service.url, path: '/timeseries/data', headers: { authorization: `Bearer ${service.token('probe')}`, 'content-type': 'application/json' },
+    url: service.url, path: '/timeseries/data', headers: { authorization: `Bearer ${service.token('probe')}`, 'content-type': opts.arrow ? ARROW_STREAM_TYPE : 'application/json' },
     expectStatus: 204, requests, senderCount: workload.size.senderCount, rootPid: service.rootPid, mainPid: service.mainPid,
   });
-  console.log(`bulk: ${workload.describe()}`);
+  const perfLines = perf ? await perf.stop() : [];
+  console.log(`bulk: ${workload.describe()}${opts.arrow ? `; as Arrow, ${ARROW_BULK_SERIES} series x ${ARROW_BULK_POINTS} points a request (the bench's Arrow bulk row)` : ''}`);
   console.log(`ingest: ${(figures.pointsPerSecond / 1000).toFixed(0)}k points/s, ${figures.cpuSecondsPerMillionPoints.toFixed(3)} CPU s per M points, ack p50 ${figures.ackP50Ms.toFixed(0)} ms`);
+  console.log('CPU by thread during the ingest:');
+  reportThreads(threadsBefore, threadCpu(service.rootPid));
+  for (const line of perfLines) console.log(line);
   const catchUpFrom = performance.now();
   await waitForFold(http);
   const hwmAfterCatchUp = readStatusBytes(service.mainPid, 'VmHWM');

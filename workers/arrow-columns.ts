@@ -3,7 +3,7 @@
 // strings and 64-bit words straight from its typed arrays, without an object per row (int64s
 // as two int32 words, strings as places in the body). A body that cannot be read throws
 // StreamError with the one error to answer.
-import { Type, type Data, type DataType, type Field, type Schema } from 'apache-arrow';
+import { Type, type Data, type DataType, type Field, type Schema, type Vector } from 'apache-arrow';
 
 /** A body that cannot be read: its one error. */
 export class StreamError extends Error {
@@ -70,11 +70,16 @@ export function words(data: Data): Int32Array {
   return new Int32Array(values.buffer, values.byteOffset, values.byteLength >>> 2);
 }
 
-/** Whether row `i` of a chunk is null. */
-export function isNull(data: Data, i: number): boolean {
-  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) return false;
+/** A chunk's validity bits, or undefined when none of its rows is null (looked up once per chunk, not per row). */
+export function nullBits(data: Data): Uint8Array | undefined {
+  return data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
+}
+
+/** Whether row `i` of a chunk with validity bits `bits` (nullBits) is null. */
+export function isNullBit(bits: Uint8Array | undefined, data: Data, i: number): boolean {
+  if (!bits) return false;
   const bit = data.offset + i;
-  return ((data.nullBitmap[bit >>> 3] as number) & (1 << (bit & 7))) === 0;
+  return ((bits[bit >>> 3] as number) & (1 << (bit & 7))) === 0;
 }
 
 /** Where the strings of a utf8 chunk lie in the body: offsets, their data, how far they may reach. */
@@ -122,4 +127,54 @@ export function int64Millis(halves: Int32Array, at: number, scale: number): numb
   const rest = (hi - highQuotient * divisor) * 4_294_967_296 + lo;
   if (rest % divisor !== 0) return Number.NaN;
   return highQuotient * 4_294_967_296 + rest / divisor;
+}
+
+export interface TextChunks { chunks: TextChunk[]; ends: number[] }
+
+/** A utf8 chunk's strings as places in `base` (the body, 8-byte aligned). */
+export function textChunk(base: Uint8Array, data: Data, column: string): TextChunk {
+  const values = data.values as Uint8Array;
+  const offsets = data.valueOffsets as unknown as ArrayBufferView | undefined;
+  if (!offsets) throw new StreamError(column, `${column} has no string offsets; the stream is malformed.`);
+  if (values.buffer !== base.buffer) throw new StreamError(column, `${column}'s strings are not in the body as sent (compressed buffers are not accepted); write the stream uncompressed.`);
+  const stride = data.type.typeId === Type.LargeUtf8 ? 2 : 1;
+  const chunk = { offsets: new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength >>> 2), stride, dataAt: values.byteOffset - base.byteOffset, dataBytes: values.byteLength };
+  if (chunk.offsets.length < (data.offset + data.length + 1) * stride) throw new StreamError(column, `${column} has fewer string offsets than rows; the stream is malformed.`);
+  return chunk;
+}
+
+/** A dictionary's strings, chunk by chunk, and where each chunk's entries end. */
+export function textChunks(base: Uint8Array, dictionary: Vector, column: string): TextChunks {
+  const chunks: TextChunk[] = [];
+  const ends: number[] = [];
+  let end = 0;
+  for (const data of dictionary.data) {
+    chunks.push(textChunk(base, data, column));
+    ends.push((end += data.length));
+  }
+  return { chunks, ends };
+}
+
+/** Dictionary entry `entry`'s string as [start, end) in the body. */
+export function entryBounds(texts: TextChunks, entry: number, row: number, column: string): [number, number] {
+  let c = 0;
+  while (entry >= (texts.ends[c] as number)) c++;
+  const first = c === 0 ? 0 : (texts.ends[c - 1] as number);
+  const chunk = texts.chunks[c] as TextChunk;
+  return textBounds(chunk, entry - first, row, column);
+}
+
+/** Whether `length` bytes at a and at c are the same. */
+export function sameBytes(b: Uint8Array, a: number, c: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}
+
+/** Whether bytes [start, end) are printable ASCII (a string the number parser may read). */
+export function isPrintableAscii(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i] as number;
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
 }

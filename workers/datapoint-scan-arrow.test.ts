@@ -1,7 +1,7 @@
 // Goal: an Arrow IPC stream body ends in exactly the columns the same points sent as JSON end
 // in (one parse per point, one encode for both), for every valueType and identifier form, and
 // a malformed or unreadable stream is refused with an error naming the column and the row.
-// Method: fast-check draws series, points and a row order; the points are written once as an
+// Method: fast-check draws series, points and a row order (interleaved, or grouped by series); the points are written once as an
 // Arrow stream (apache-arrow, plain or dictionary identifiers, int64 or timestamp[ms]
 // timestamps) and once as the JSON body of the same items; both are scanned and encoded here
 // and their SeriesPoints compared column by column.
@@ -90,7 +90,9 @@ const rowsArbitrary = (type: ValueType) =>
 for (const type of Object.keys(FORMS) as ValueType[]) {
   t.test(`${type}: Arrow rows encode to the columns of the same points as JSON`, async (t) => {
     fc.assert(
-      fc.property(rowsArbitrary(type), fc.constantFrom('plain', 'dictionary', 'large', 'id'), fc.boolean(), (rows, idForm, timestampType) => {
+      fc.property(rowsArbitrary(type), fc.constantFrom('plain', 'dictionary', 'large', 'id'), fc.boolean(), fc.boolean(), (drawn, idForm, timestampType, grouped) => {
+        // Rows grouped by series (stable: each series' rows keep their order), as a client's table usually comes, or interleaved.
+        const rows = grouped ? [...drawn].sort((a, b) => a.series - b.series) : drawn;
         const externalId = (k: number) => `series-${k}-é`;
         const identifier: Record<string, Vector> = idForm === 'id'
           ? { id: makeVector(BigInt64Array.from(rows, (r) => BigInt(r.series + 1))) }
@@ -125,6 +127,24 @@ t.test('BIGINT beyond 2^53 stays exact, and an int64 column reaches FLOAT as the
   t.strictSame(Array.from(float?.float ?? []), values.map((v) => Number(v)));
   const numeric = encodeScannedBody(body, scanned, ['NUMERIC'], [1]);
   t.strictSame(numeric.errors.map((e) => [e.field, e.reason]), values.map((_, i) => [`rows[${i}].value`, 'value-out-of-range']), 'NUMERIC holds 18 digits: each row named');
+});
+
+t.test('a float32 value column widens exactly, and a null value is named by its row, rows grouped or not', async (t) => {
+  const floats = Float32Array.from([0.1, -3.75, 1e30, 23.456, 2 ** -20, 7]);
+  for (const names of [['a', 'a', 'a', 'b', 'b', 'b'], ['a', 'b', 'a', 'b', 'a', 'b']]) {
+    const body = (value: Vector) => arrowBody({
+      externalId: vectorFromArray(names, new Dictionary(new Utf8(), new Int32())),
+      timestamp: makeVector(BigInt64Array.from(names, (_, i) => BigInt(T0 + i))),
+      value,
+    });
+    const scanned = scanArrowBody(body(makeVector(floats)));
+    t.strictSame(scanned.errors, [], `${names.join('')}: scans`);
+    const series = encodeScannedBody(body(makeVector(floats)), scanned, ['FLOAT', 'FLOAT'], [1, 2]).series;
+    const want = (name: string) => names.flatMap((n, i) => (n === name ? [floats[i] as number] : []));
+    t.strictSame(series.map((s) => Array.from(s?.float ?? [])), [want('a'), want('b')], `${names.join('')}: each series' doubles, in row order`);
+    const nullAt4 = scanArrowBody(body(vectorFromArray([1, 2, 3, 4, null, 6], new Float64())));
+    t.strictSame(nullAt4.errors.map((e) => e.field), ['rows[4].value'], `${names.join('')}: the null row named`);
+  }
 });
 
 t.test('timestamps in s, us and ns are taken when they hold whole milliseconds', async (t) => {

@@ -21,7 +21,8 @@
 
 import { RecordBatchReader, Type, type Data, type DataType, type RecordBatch, type Schema, type Vector } from 'apache-arrow';
 import {
-  checkLength, findColumns, int64Millis, int64Number, isNull, param, SHAPE, StreamError, textBounds, words, type TextChunk,
+  checkLength, entryBounds, findColumns, int64Millis, int64Number, isNullBit, isPrintableAscii, nullBits, param, sameBytes, SHAPE, StreamError, textBounds,
+  textChunk, textChunks, words, type TextChunk, type TextChunks,
 } from './arrow-columns.ts';
 import { checkStreamMetadata } from './arrow-metadata.ts';
 import { ColumnArena } from '../engine/memory/column-arena.ts';
@@ -120,13 +121,23 @@ class ArrowScanner {
       valueOffset: arena.uint32(rowCount), valueBytes: arena.uint32(rowCount), rowIndex: arena.uint32(rowCount),
       errors: this.errors, scanner: 'arrow',
     };
-    const place = new Uint32Array(rowCount);
-    for (let r = 0; r < rowCount; r++) {
-      const k = itemOfRow[r] as number;
-      const at = (next[k] as number);
-      next[k] = at + 1;
-      place[r] = at;
-      (out.rowIndex as Uint32Array)[at] = r;
+    // Items are numbered by first appearance, so rows that come grouped by series (as a
+    // client's table usually does) have non-decreasing items and each row keeps its place.
+    let grouped = true;
+    for (let r = 1; r < rowCount && grouped; r++) grouped = (itemOfRow[r] as number) >= (itemOfRow[r - 1] as number);
+    const rowIndex = out.rowIndex as Uint32Array;
+    let place: Uint32Array | undefined;
+    if (grouped) {
+      for (let r = 0; r < rowCount; r++) rowIndex[r] = r;
+    } else {
+      place = new Uint32Array(rowCount);
+      for (let r = 0; r < rowCount; r++) {
+        const k = itemOfRow[r] as number;
+        const at = (next[k] as number);
+        next[k] = at + 1;
+        place[r] = at;
+        rowIndex[at] = r;
+      }
     }
     row = 0;
     for (const batch of batches) {
@@ -178,9 +189,10 @@ class ArrowScanner {
     const halves = bitWidth === 64 ? words(data) : undefined;
     const values = data.values as ArrayLike<number>;
     checkLength(halves ? halves.length / 2 : values.length, data, column);
+    const nulls = nullBits(data);
     for (let i = 0; i < data.length; i++) {
       const row = firstRow + i;
-      if (isNull(data, i)) {
+      if (isNullBit(nulls, data, i)) {
         this.fail(row, column, 'is null; name every row\'s series.');
         continue;
       }
@@ -205,24 +217,41 @@ class ArrowScanner {
     const dictionary = data.dictionary as Vector;
     // Each dictionary entry's item, found once per entry rather than once per row.
     const entryItem = new Int32Array(dictionary.length).fill(-1);
-    const texts = this.textChunks(dictionary, 'externalId');
+    const texts = textChunks(this.base, dictionary, 'externalId');
     const indices = (data.type as unknown as { indices: DataType }).indices;
-    this.eachInteger(data, firstRow, 'externalId', param(indices, 'bitWidth'), false, (row, entry) => {
+    const entryOf = (row: number, entry: number) => {
       if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].externalId`, `rows[${row}].externalId is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
       let k = entryItem[entry] as number;
       if (k < 0) entryItem[entry] = k = this.itemOfExternalId(this.entryText(texts, entry, row), row);
       itemOfRow[row] = k;
-    });
+    };
+    if (param(indices, 'bitWidth') === 64 || nullBits(data)) {
+      this.eachInteger(data, firstRow, 'externalId', param(indices, 'bitWidth'), false, entryOf);
+      return;
+    }
+    // The usual indices (int8 to int32, no nulls): a row whose index is the row before's is its item.
+    const values = data.values as Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
+    checkLength(values.length, data, 'externalId');
+    let last = -1;
+    for (let i = 0, at = data.offset; i < data.length; i++, at++) {
+      const entry = values[at] as number;
+      if (entry === last) itemOfRow[firstRow + i] = itemOfRow[firstRow + i - 1] as number;
+      else {
+        entryOf(firstRow + i, entry);
+        last = entry;
+      }
+    }
   }
 
   private assignTextIds(data: Data, itemOfRow: Int32Array, firstRow: number): void {
-    const chunk = this.textChunk(data, 'externalId');
+    const chunk = textChunk(this.base, data, 'externalId');
     let lastStart = -1;
     let lastEnd = -1;
     let lastItem = -1;
+    const nulls = nullBits(data);
     for (let i = 0; i < data.length; i++) {
       const row = firstRow + i;
-      if (isNull(data, i)) {
+      if (isNullBit(nulls, data, i)) {
         this.fail(row, 'externalId', 'is null; name every row\'s series.');
         continue;
       }
@@ -239,7 +268,7 @@ class ArrowScanner {
     }
   }
 
-  private readTimestamps(vector: Vector, place: Uint32Array, firstRow: number, out: Float64Array): void {
+  private readTimestamps(vector: Vector, place: Uint32Array | undefined, firstRow: number, out: Float64Array): void {
     let row = firstRow;
     for (const data of vector.data) {
       const type = data.type;
@@ -250,23 +279,27 @@ class ArrowScanner {
       const halves = wide ? words(data) : undefined;
       const values = data.values as ArrayLike<number>;
       checkLength(wide ? (halves as Int32Array).length / 2 : values.length, data, 'timestamp');
+      const nulls = nullBits(data);
       for (let i = 0; i < data.length; i++, row++) {
-        if (isNull(data, i)) {
+        if (isNullBit(nulls, data, i)) {
           this.fail(row, 'timestamp', 'is null; every data point has a timestamp.');
           continue;
         }
         const at = data.offset + i;
-        const ms = halves ? int64Millis(halves, at, scale) : (values[at] as number);
+        // Milliseconds (the usual unit) inline: the two words as one number.
+        const ms = !halves ? (values[at] as number)
+          : scale === 1 ? (halves[at * 2 + 1] as number) * 4_294_967_296 + ((halves[at * 2] as number) >>> 0)
+            : int64Millis(halves, at, scale);
         if (!isTimestampMs(ms)) {
           this.fail(row, 'timestamp', `must be a whole number of epoch milliseconds from ${TIMESTAMP_MS_MIN} to ${TIMESTAMP_MS_MAX}${scale < 0 ? ' (a finer unit must hold whole milliseconds)' : ''}.`);
           continue;
         }
-        out[place[row] as number] = ms;
+        out[place ? (place[row] as number) : row] = ms;
       }
     }
   }
 
-  private readValues(vector: Vector, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+  private readValues(vector: Vector, place: Uint32Array | undefined, firstRow: number, out: ScannedBody): void {
     let row = firstRow;
     const valueWords = new Int32Array(out.numberValue.buffer, out.numberValue.byteOffset, out.numberValue.length * 2);
     for (const data of vector.data) {
@@ -279,18 +312,28 @@ class ArrowScanner {
   }
 
   /** Each non-null row of a value chunk: its place in the scanned columns, its index in the chunk, its row; a null row fails. */
-  private eachValue(data: Data, place: Uint32Array, firstRow: number, each: (at: number, from: number, row: number) => void): void {
+  private eachValue(data: Data, place: Uint32Array | undefined, firstRow: number, each: (at: number, from: number, row: number) => void): void {
+    const nulls = nullBits(data);
     for (let i = 0; i < data.length; i++) {
       const row = firstRow + i;
-      if (isNull(data, i)) this.fail(row, 'value', 'is null; every data point has a value.');
-      else each(place[row] as number, data.offset + i, row);
+      if (isNullBit(nulls, data, i)) this.fail(row, 'value', 'is null; every data point has a value.');
+      else each(place ? (place[row] as number) : row, data.offset + i, row);
     }
   }
 
-  private readFloats(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+  private readFloats(data: Data, place: Uint32Array | undefined, firstRow: number, out: ScannedBody): void {
     const values = data.values as Float64Array | Float32Array | Uint16Array;
     checkLength(values.length, data, 'value');
     if (param(data.type, 'precision') === 0) throw new StreamError('value', 'value is float16; send float32 or float64.');
+    if (!place && !nullBits(data)) {
+      // Rows in place and none null: the chunk's doubles (or floats, widened) are the column.
+      const end = firstRow + data.length;
+      out.numberValue.set(values.subarray(data.offset, data.offset + data.length), firstRow);
+      out.valueKind.fill(VALUE_KIND_FLOAT64, firstRow, end);
+      out.valueOffset.fill(0, firstRow, end);
+      out.valueBytes.fill(0, firstRow, end);
+      return;
+    }
     this.eachValue(data, place, firstRow, (at, from) => {
       out.valueKind[at] = VALUE_KIND_FLOAT64;
       out.numberValue[at] = values[from] as number;
@@ -299,7 +342,7 @@ class ArrowScanner {
     });
   }
 
-  private readIntegers(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody, valueWords: Int32Array): void {
+  private readIntegers(data: Data, place: Uint32Array | undefined, firstRow: number, out: ScannedBody, valueWords: Int32Array): void {
     const halves = param(data.type, 'bitWidth') === 64 ? words(data) : undefined;
     const values = data.values as ArrayLike<number>;
     checkLength(halves ? halves.length / 2 : values.length, data, 'value');
@@ -319,10 +362,10 @@ class ArrowScanner {
     });
   }
 
-  private readTexts(data: Data, place: Uint32Array, firstRow: number, out: ScannedBody): void {
+  private readTexts(data: Data, place: Uint32Array | undefined, firstRow: number, out: ScannedBody): void {
     const dictionary = data.type.typeId === Type.Dictionary ? (data.dictionary as Vector) : undefined;
-    const chunk = dictionary ? undefined : this.textChunk(data, 'value');
-    const texts = dictionary ? this.textChunks(dictionary, 'value') : undefined;
+    const chunk = dictionary ? undefined : textChunk(this.base, data, 'value');
+    const texts = dictionary ? textChunks(this.base, dictionary, 'value') : undefined;
     const indexes = data.values as ArrayLike<number>;
     if (dictionary) checkLength(indexes.length, data, 'value');
     this.eachValue(data, place, firstRow, (at, from, row) => {
@@ -331,7 +374,7 @@ class ArrowScanner {
       if (texts && dictionary) {
         const entry = indexes[from] as number;
         if (!(entry >= 0 && entry < dictionary.length)) throw new StreamError(`rows[${row}].value`, `rows[${row}].value is dictionary index ${entry}, outside its dictionary of ${dictionary.length} entries.`);
-        [start, end] = this.entryBounds(texts, entry, row, 'value');
+        [start, end] = entryBounds(texts, entry, row, 'value');
       } else {
         [start, end] = textBounds(chunk as TextChunk, from, row, 'value');
       }
@@ -347,54 +390,10 @@ class ArrowScanner {
     });
   }
 
-  /** A utf8 chunk's strings as places in the body. */
-  private textChunk(data: Data, column: string): TextChunk {
-    const values = data.values as Uint8Array;
-    const offsets = data.valueOffsets as unknown as ArrayBufferView | undefined;
-    if (!offsets) throw new StreamError(column, `${column} has no string offsets; the stream is malformed.`);
-    if (values.buffer !== this.base.buffer) throw new StreamError(column, `${column}'s strings are not in the body as sent (compressed buffers are not accepted); write the stream uncompressed.`);
-    const stride = data.type.typeId === Type.LargeUtf8 ? 2 : 1;
-    const chunk = { offsets: new Int32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength >>> 2), stride, dataAt: values.byteOffset - this.base.byteOffset, dataBytes: values.byteLength };
-    if (chunk.offsets.length < (data.offset + data.length + 1) * stride) throw new StreamError(column, `${column} has fewer string offsets than rows; the stream is malformed.`);
-    return chunk;
-  }
-
-  private textChunks(dictionary: Vector, column: string): { chunks: TextChunk[]; ends: number[] } {
-    const chunks: TextChunk[] = [];
-    const ends: number[] = [];
-    let end = 0;
-    for (const data of dictionary.data) {
-      chunks.push(this.textChunk(data, column));
-      ends.push((end += data.length));
-    }
-    return { chunks, ends };
-  }
-
-  private entryBounds(texts: { chunks: TextChunk[]; ends: number[] }, entry: number, row: number, column: string): [number, number] {
-    let c = 0;
-    while (entry >= (texts.ends[c] as number)) c++;
-    const first = c === 0 ? 0 : (texts.ends[c - 1] as number);
-    const chunk = texts.chunks[c] as TextChunk;
-    return textBounds(chunk, entry - first, row, column);
-  }
-
-  private entryText(texts: { chunks: TextChunk[]; ends: number[] }, entry: number, row: number): string {
-    const [start, end] = this.entryBounds(texts, entry, row, 'externalId');
+  private entryText(texts: TextChunks, entry: number, row: number): string {
+    const [start, end] = entryBounds(texts, entry, row, 'externalId');
     return utf8.decode(this.body.subarray(start, end));
   }
 }
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-function sameBytes(b: Uint8Array, a: number, c: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (b[a + i] !== b[c + i]) return false;
-  return true;
-}
-
-function isPrintableAscii(b: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = b[i] as number;
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
