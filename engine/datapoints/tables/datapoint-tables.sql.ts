@@ -50,7 +50,8 @@ const RAW_TABLE_SETTINGS = `${RAW_MERGE_SETTINGS}, min_compress_block_size = ${R
  * order, and ZSTD packs the dictionary keys of such a run smaller than the default LZ4 does:
  * 0.0047 -> 0.0009 bytes per raw point.
  */
-const TENANT_COLUMN_DDL = 'tenant LowCardinality(String) CODEC(ZSTD(1))';
+const TENANT_TYPE = 'LowCardinality(String) CODEC(ZSTD(1))';
+const TENANT_COLUMN_DDL = `tenant ${TENANT_TYPE}`;
 
 /**
  * Raw points: one row per (tenant, series, timestamp, write version). ReplacingMergeTree keeps
@@ -161,7 +162,7 @@ ${DURABLE}, index_granularity = ${indexGranularity}`;
  * the move to the decimal coding (float-coding-migration.ts), which adds the coded columns.
  */
 function codecAlterSql(table: string, columns: readonly (readonly [name: string, typeAndCodec: string])[]): string {
-  return `ALTER TABLE ${table} ${[['tenant', TENANT_COLUMN_DDL.slice('tenant '.length)] as const, ...columns].map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
+  return `ALTER TABLE ${table} ${[['tenant', TENANT_TYPE] as const, ...columns].map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
 }
 
 /** The stored columns of a decimally coded column (its alias left out: an alias has no codec). */
