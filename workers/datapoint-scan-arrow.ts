@@ -286,10 +286,7 @@ class ArrowScanner {
           continue;
         }
         const at = data.offset + i;
-        // Milliseconds (the usual unit) inline: the two words as one number.
-        const ms = !halves ? (values[at] as number)
-          : scale === 1 ? (halves[at * 2 + 1] as number) * 4_294_967_296 + ((halves[at * 2] as number) >>> 0)
-            : int64Millis(halves, at, scale);
+        const ms = halves ? int64Millis(halves, at, scale) : (values[at] as number);
         if (!isTimestampMs(ms)) {
           this.fail(row, 'timestamp', `must be a whole number of epoch milliseconds from ${TIMESTAMP_MS_MIN} to ${TIMESTAMP_MS_MAX}${scale < 0 ? ' (a finer unit must hold whole milliseconds)' : ''}.`);
           continue;

@@ -17,7 +17,7 @@ import {
 export function codedColumns(): [table: string, column: string][] {
   const shape = FAMILY_SHAPES.float;
   return [
-    [shape.rawTable, 'value'],
+    ...shape.codedRawColumns.map((column): [string, string] => [shape.rawTable, column]),
     ...[shape.minuteTable, shape.rollupTable].flatMap((table) => shape.codedRollupColumns.map((column): [string, string] => [table, column])),
   ];
 }
