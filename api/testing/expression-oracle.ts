@@ -19,7 +19,8 @@ export type Node =
 export function print(node: Node, names: string[]): string {
   if ('n' in node) return node.n < 0 ? `(${node.n})` : String(node.n);
   if ('input' in node) return `ts{externalId='${names[node.input]}'}`;
-  if ('neg' in node) return `-(${print(node.neg, names)})`;
+  // Parenthesised whole: the grammar reads -a^b as -(a^b), so an unwrapped -(a) before ^ is not this node.
+  if ('neg' in node) return `(-(${print(node.neg, names)}))`;
   if ('op' in node) return `(${print(node.a, names)} ${node.op} ${print(node.b, names)})`;
   if ('onError' in node) return `on_error(${print(node.onError, names)}, ${print(node.fallback, names)})`;
   const args = node.args.map((a) => print(a, names));
