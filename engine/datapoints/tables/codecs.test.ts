@@ -1,4 +1,4 @@
-// Goal (bytes per point): the data point tables' codecs and compression blocks are the ones
+// Goal (bytes per point): the data point tables' codecs (FLOAT, BIGINT, decimals) and compression blocks are the ones
 // measured for them, and a data directory whose tables were created with older codecs takes
 // today's at open as metadata only (no mutation, every part as it was, every value the same),
 // after which a merge writes the new codecs and the same points take fewer bytes.
@@ -84,5 +84,70 @@ t.test('a directory with older codecs takes today\'s at open, metadata only', as
   t.ok(todayBytes < olderBytes * 0.99, `a merge writes today's codec: ${(todayBytes / count).toFixed(3)} bytes a point against ${(olderBytes / count).toFixed(3)}`);
   const merged = await reopened.readRaw(TENANT, { seriesId: SERIES, valueType: 'FLOAT' }, { start: T0, end: T0 + count * 1000, limit: count });
   t.same(merged.points.float, values, 'and every value read back after it');
+  await reopened.close();
+});
+
+/** A BIGINT meter beyond 2^53 counting up by a few a second, and a NUMERIC level at three decimals. */
+function meterAndLevel(count: number): { meter: BigInt64Array; level: BigInt64Array } {
+  let noise = 0x1b873593;
+  const meter = new BigInt64Array(count);
+  const level = new BigInt64Array(count);
+  let total = 2n ** 60n;
+  for (let i = 0; i < count; i++) {
+    noise = (Math.imul(noise, 1_103_515_245) + 12_345) >>> 0;
+    total += BigInt(noise % 7);
+    meter[i] = total;
+    // NUMERIC travels scaled by 10^6: 12.345 is 12345000n.
+    level[i] = BigInt(Math.round((40 + 3 * Math.sin(i / 5000) + 0.25 * (noise / 2 ** 32 - 0.5)) * 1000)) * 1000n;
+  }
+  return { meter, level };
+}
+
+/** The raw value codecs of the integer and decimal families, and what they had before. */
+const VALUE_CODECS = [
+  { table: 'datapoints_int', type: 'Int64', today: "CODEC(Delta(8), T64('bit'), ZSTD(3))" },
+  { table: 'datapoints_numeric', type: 'Decimal(18, 6)', today: 'CODEC(Delta(8), ZSTD(3))' },
+  { table: 'datapoints_decimal32', type: 'Decimal(9, 3)', today: 'CODEC(Delta(4), ZSTD(3))' },
+];
+
+const bytesOf = async (table: string) => Number((await columnar.query<{ b: string }>(
+  'SELECT toString(sum(bytes_on_disk)) AS b FROM system.parts WHERE active AND database = currentDatabase() AND table = {table:String}', { table }))[0]?.b);
+
+t.test('BIGINT and decimal values take their codecs, older tables at open, metadata only', async (t) => {
+  const count = 100_000;
+  const { meter, level } = meterAndLevel(count);
+  const timestampMs = Float64Array.from({ length: count }, (_, i) => T0 + i * 1000);
+  const meterRef = { seriesId: 41, valueType: 'BIGINT' } as const;
+  const levelRef = { seriesId: 42, valueType: 'NUMERIC' } as const;
+  const store = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
+  for (const { table, today } of VALUE_CODECS) t.equal((await codecsOf(table))['value'], today, `${table}: today's codec`);
+  await store.insert({ tenant: TENANT, series: [{ ...meterRef, timestampMs, bigint: meter }, { ...levelRef, timestampMs, scaled: level }], writeVersion: store.writeVersions.next() });
+  await store.close();
+
+  for (const { table, type } of VALUE_CODECS) await columnar.command(`ALTER TABLE ${table} MODIFY COLUMN value ${type} CODEC(ZSTD(3))`);
+  t.equal((await codecsOf('datapoints_int'))['value'], 'CODEC(ZSTD(3))', 'set back to the older codec');
+  const older: Record<string, number> = {};
+  for (const table of ['datapoints_int', 'datapoints_numeric']) {
+    await columnar.command(`OPTIMIZE TABLE ${table} FINAL`);
+    older[table] = await bytesOf(table);
+  }
+  const partsBefore = { int: await partsOf('datapoints_int'), numeric: await partsOf('datapoints_numeric') };
+
+  const reopened = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
+  for (const { table, today } of VALUE_CODECS) t.equal((await codecsOf(table))['value'], today, `${table} takes today's codec at open`);
+  t.same({ int: await partsOf('datapoints_int'), numeric: await partsOf('datapoints_numeric') }, partsBefore, 'no part rewritten');
+  const mutations = await columnar.query<{ n: string }>("SELECT toString(count()) AS n FROM system.mutations WHERE database = currentDatabase() AND (table LIKE 'datapoints_int%' OR table LIKE 'datapoints_numeric%' OR table LIKE 'datapoints_decimal32%')");
+  t.equal(mutations[0]?.n, '0', 'no mutation');
+  const window = { start: T0, end: T0 + count * 1000, limit: count };
+  t.same((await reopened.readRaw(TENANT, meterRef, window)).points.bigint, meter, 'every BIGINT read back exact, beyond 2^53');
+  t.same((await reopened.readRaw(TENANT, levelRef, window)).points.scaled, level, 'every NUMERIC value read back exact');
+
+  for (const table of ['datapoints_int', 'datapoints_numeric']) {
+    await columnar.command(`OPTIMIZE TABLE ${table} FINAL`);
+    const today = await bytesOf(table);
+    t.ok(today < (older[table] as number) * 0.98, `${table}: a merge writes today's codec: ${(today / count).toFixed(3)} bytes a point against ${((older[table] as number) / count).toFixed(3)}`);
+  }
+  t.same((await reopened.readRaw(TENANT, meterRef, window)).points.bigint, meter, 'and every BIGINT after it');
+  t.same((await reopened.readRaw(TENANT, levelRef, window)).points.scaled, level, 'and every NUMERIC value after it');
   await reopened.close();
 });

@@ -165,17 +165,12 @@ function codecAlterSql(table: string, columns: readonly (readonly [name: string,
   return `ALTER TABLE ${table} ${[['tenant', TENANT_TYPE] as const, ...columns].map(([name, type]) => `MODIFY COLUMN ${name} ${type}`).join(', ')}`;
 }
 
-/** The stored columns of a decimally coded column (its alias left out: an alias has no codec). */
-function codedPartsDdl(name: string): [name: string, typeAndCodec: string][] {
-  return decimalColumnDdl(name).filter(([, type]) => !type.includes(' ALIAS '));
-}
-
 /** Every data point table's codecs, for tables created before them (see codecAlterSql). */
 export const DATAPOINT_CODECS_SQL: readonly string[] = FAMILIES.flatMap((family) => {
   const shape = FAMILY_SHAPES[family];
   const rollup = rollupColumns(shape).filter(([, type]) => !type.includes(' ALIAS '));
   return [
-    codecAlterSql(shape.rawTable, shape.codedRawColumns.flatMap(codedPartsDdl)),
+    codecAlterSql(shape.rawTable, shape.rawCodecColumns),
     codecAlterSql(shape.rollupTable, rollup),
     codecAlterSql(shape.minuteTable, rollup),
   ];
