@@ -36,6 +36,18 @@ export interface GroupCommitLogOptions {
    */
   loggedWaitMaxMs?: number;
   /**
+   * With `wal`: points an insert gathers before it starts, within the same wait (loggedWaitMaxMs,
+   * ended by a read on readBarrier). A steady stream of requests, each parsed before the next
+   * arrives, announces none ahead: without it every request or two went in an insert of its own
+   * and the engine's fixed cost a part dominated. One tenant's gateway paced at 250,000 points/s
+   * with a live chart (bench/probe.ts gateway --one-tenant --rate 250000 --live, 2026-12-01):
+   * 6.1 -> 3.45 CPU-s per million points, ack median 15.9 -> 3.5 ms, the chart's p99 273 -> 85
+   * ms (fewer parts to read under FINAL); at 50,000 points/s 32 -> 10.6 CPU-s per million. Flat
+   * out, inserts gather more than this anyway (681k against 664k points/s, the same CPU).
+   * @default 150_000
+   */
+  loggedInsertPointsMin?: number;
+  /**
    * Inserts running at once. A second insert overlaps the first's fsync and uses the other
    * core, so a request parsed while an insert runs need not wait for it. @default 2
    */

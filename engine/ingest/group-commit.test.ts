@@ -250,6 +250,33 @@ t.test('with a write-ahead log a commit grows while requests arrive, until a rea
   await wal.close();
 });
 
+t.test('with a write-ahead log a steady stream gathers into one insert up to loggedInsertPointsMin, a read ending the wait', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool(), loggedWaitMaxMs: 60_000, loggedInsertPointsMin: 10 });
+  // Requests one after another, none announced ahead (each parsed before the next arrives).
+  await log.append({ tenant, series: [series(77, 4)] });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await log.append({ tenant, series: [series(78, 4)] });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(sink.calls.length, 0, 'acknowledged from the log; 8 points of 10 wait for more');
+  await log.append({ tenant, series: [series(79, 4)] });
+  await sink.entered(1);
+  t.same(sink.calls.map((batches) => batches.length), [3], 'the append that reaches 10 points starts the insert, all three in it');
+  sink.release(0);
+  await log.append({ tenant, series: [series(80, 2)] });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.equal(sink.calls.length, 1, 'the next 2 points wait');
+  const barrier = log.readBarrier(tenant, [80]);
+  await sink.entered(2);
+  sink.release(1);
+  await barrier;
+  t.same(await values(tenant, 80), [1, 1], 'a read of them ends the wait and finds them');
+  await log.close();
+  await wal.close();
+});
+
 t.test('with a write-ahead log: acknowledged once logged, inserted after, and reads wait for the insert', async (t) => {
   const tenant = `t-${randomUUID()}`;
   const { wal } = await IngestWal.open({ dir: mkdtempSync(path.join(dir, 'wal-')), logger: quietLog });
