@@ -37,9 +37,9 @@ async function codecsOf(table: string): Promise<Record<string, string>> {
 const partsOf = async (table: string) => (await columnar.query<{ name: string }>(
   'SELECT name FROM system.parts WHERE active AND database = currentDatabase() AND table = {table:String} ORDER BY name', { table })).map((r) => r.name);
 
-/** The raw table's bytes on disk (its parts are compact at this size: no per-column figures). */
-const rawBytes = async () => Number((await columnar.query<{ b: string }>(
-  "SELECT toString(sum(bytes_on_disk)) AS b FROM system.parts WHERE active AND database = currentDatabase() AND table = 'datapoints_float'"))[0]?.b);
+/** A table's bytes on disk (its parts are compact at these sizes: no per-column figures). */
+const bytesOf = async (table: string) => Number((await columnar.query<{ b: string }>(
+  'SELECT toString(sum(bytes_on_disk)) AS b FROM system.parts WHERE active AND database = currentDatabase() AND table = {table:String}', { table }))[0]?.b);
 
 t.test('a directory with older codecs takes today\'s at open, metadata only', async (t) => {
   const count = 100_000;
@@ -64,7 +64,7 @@ t.test('a directory with older codecs takes today\'s at open, metadata only', as
   for (const [table, alter] of OLDER_CODECS) await columnar.command(`ALTER TABLE ${table} ${alter}`);
   await columnar.command('ALTER TABLE datapoints_float MODIFY SETTING min_compress_block_size = 65536');
   await columnar.command('OPTIMIZE TABLE datapoints_float FINAL');
-  const olderBytes = await rawBytes();
+  const olderBytes = await bytesOf('datapoints_float');
   const partsBefore = await partsOf('datapoints_float');
 
   const reopened = await DatapointStore.open({ columnar, maintenanceIntervalMs: 0 });
@@ -80,7 +80,7 @@ t.test('a directory with older codecs takes today\'s at open, metadata only', as
   t.same(page.points.float, values, 'every value read back');
 
   await columnar.command('OPTIMIZE TABLE datapoints_float FINAL');
-  const todayBytes = await rawBytes();
+  const todayBytes = await bytesOf('datapoints_float');
   t.ok(todayBytes < olderBytes * 0.99, `a merge writes today's codec: ${(todayBytes / count).toFixed(3)} bytes a point against ${(olderBytes / count).toFixed(3)}`);
   const merged = await reopened.readRaw(TENANT, { seriesId: SERIES, valueType: 'FLOAT' }, { start: T0, end: T0 + count * 1000, limit: count });
   t.same(merged.points.float, values, 'and every value read back after it');
@@ -103,15 +103,12 @@ function meterAndLevel(count: number): { meter: BigInt64Array; level: BigInt64Ar
   return { meter, level };
 }
 
-/** The raw value codecs of the integer and decimal families, and what they had before. */
+/** The raw value codecs of the integer and decimal families, and each column's type (to set its codec back). */
 const VALUE_CODECS = [
   { table: 'datapoints_int', type: 'Int64', today: "CODEC(Delta(8), T64('bit'), ZSTD(3))" },
   { table: 'datapoints_numeric', type: 'Decimal(18, 6)', today: 'CODEC(Delta(8), ZSTD(3))' },
   { table: 'datapoints_decimal32', type: 'Decimal(9, 3)', today: 'CODEC(Delta(4), ZSTD(3))' },
 ];
-
-const bytesOf = async (table: string) => Number((await columnar.query<{ b: string }>(
-  'SELECT toString(sum(bytes_on_disk)) AS b FROM system.parts WHERE active AND database = currentDatabase() AND table = {table:String}', { table }))[0]?.b);
 
 t.test('BIGINT and decimal values take their codecs, older tables at open, metadata only', async (t) => {
   const count = 100_000;
