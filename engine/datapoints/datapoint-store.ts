@@ -166,7 +166,7 @@ export class DatapointStore {
         dirty.add(batch);
       }
       // Marked in memory before any point is written: a read never finds the points without their marks.
-      await this.follower.write(dirty.series, dirty.ranges, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty.ranges, turns));
+      await this.follower.write(dirty.series, dirty.ranges, [], () => writeBatches(this.columnar, batches, this.insertSlabs, this.markGate, dirty.ranges, turns), batches);
     } finally {
       this.insertsInFlight--;
     }

@@ -14,7 +14,9 @@ import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
 import { minuteRows } from './minute-day-rows.ts';
 import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
-import type { Range } from './series-context.ts';
+import type { Range, SeriesContext } from './series-context.ts';
+import type { LivePartial } from './live-points.ts';
+import { takeLiveSeries } from './live-points-take.ts';
 import { bindQueued, withQueuedSpans } from './queued-rows.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, SeriesRef } from '../types.ts';
@@ -247,6 +249,44 @@ async function minuteDayPartials(
 }
 
 /**
+ * The raw ranges of FLOAT series held in memory (live-points.ts), counted there: the series a
+ * read of dirty minutes finds not held, or held above them, are taken in first (one statement
+ * each, the cost the raw read would have had); series with tombstones are left to the store. Returns the
+ * partials per series and grid cell, and the ranges the store still reads.
+ */
+async function livePartials(
+  store: ColumnarStore, tenant: string, series: readonly SeriesRef[], contexts: ReadonlyMap<number, SeriesContext>,
+  dirty: ReadonlyMap<number, readonly Range[]>, rawRanges: ReadonlyMap<number, Range[]>, range: BucketRange, cache: ReadContextCache,
+): Promise<{ partials: Map<number, Map<number, LivePartial>>; fromStore: Map<number, Range[]> }> {
+  const live = cache.live;
+  const takeable = series.filter((s) => rawRanges.has(s.seriesId) && (contexts.get(s.seriesId)?.tombstones.length ?? 0) === 0);
+  for (const s of takeable) {
+    // Points below the first range the fold has not recomputed are in rows: memory need not hold them.
+    const first = Math.min(...(dirty.get(s.seriesId) ?? []).map(([b]) => b));
+    if (Number.isFinite(first)) live.settle(tenant, s.seriesId, first);
+  }
+  // Only dirty minutes take a series in: a sub-minute grid reads its whole window raw, which
+  // for a window in the past would take every point from there on.
+  const takes = range.base === 0 ? [] : takeable.flatMap((s) => {
+    const floor = live.cover(tenant, s.seriesId, rawRanges.get(s.seriesId) as Range[]).take;
+    return floor === undefined ? [] : [takeLiveSeries(store, cache, tenant, s.seriesId, floor)];
+  });
+  await Promise.all(takes);
+  const partials = new Map<number, Map<number, LivePartial>>();
+  const fromStore = new Map(rawRanges);
+  for (const s of takeable) {
+    const cover = live.cover(tenant, s.seriesId, rawRanges.get(s.seriesId) as Range[]);
+    if (cover.inMemory.length === 0) continue;
+    const cells = live.partials(tenant, s.seriesId, cover.inMemory, s.queued, range.grid.cellMs, range.grid.origin);
+    if (!cells) continue;
+    partials.set(s.seriesId, cells);
+    if (cover.fromStore.length > 0) fromStore.set(s.seriesId, cover.fromStore);
+    else fromStore.delete(s.seriesId);
+  }
+  return { partials, fromStore };
+}
+
+/**
  * Partials per series and granularity bucket: rollup rows of clean buckets (minute rows for
  * 1m; hour rows, and minute rows of hours a dirty range touches, for whole hours), folded to
  * the granularity by the engine, plus raw points of dirty minutes.
@@ -289,18 +329,29 @@ async function bucketPartials(
     if (key !== undefined) cache?.setRollup(mark, key, rows);
     return rows;
   };
+  // FLOAT series held in memory while written count their raw minutes there (live-points.ts).
+  const live = family === 'float' && cache !== undefined && rawRanges.size > 0 ? await livePartials(store, tenant, series, contexts, dirty, rawRanges, range, cache) : undefined;
+  const storeRanges = live?.fromStore ?? rawRanges;
   const readRawBuckets = async (): Promise<PartialRow[]> => {
-    if (rawRanges.size === 0) return [];
+    if (storeRanges.size === 0) return [];
     const tombstones = bindTombstones(contexts.values(), range.start, range.end);
     const queued = bindQueued(tenant, family, series);
     const params = new ColumnarParams();
-    const sql = rawBucketsSql(shape, rangeList(params, tenant, rawRanges, 'ts'), tombstones.form, queued.queued);
+    const sql = rawBucketsSql(shape, rangeList(params, tenant, storeRanges, 'ts'), tombstones.form, queued.queued);
     return store.query<PartialRow>(sql, { ...params.values, granularity: range.grid.cellMs, origin: range.grid.origin, ...tombstones.params, ...queued.params });
   };
   const [rollupRows, rawRows, held] = await Promise.all([
     readRollups(), readRawBuckets(), fromMinuteDays ? minuteDayPartials(store, tenant, ids, range, rawRanges, cache) : undefined,
   ]);
   const out = held ?? new Map<number, Map<number, Partial>>();
+  for (const [id, cells] of live?.partials ?? []) {
+    const buckets = out.get(id) ?? new Map<number, Partial>();
+    for (const [cell, p] of cells) {
+      const bucket = bucketStartOf(range.grid, cell);
+      buckets.set(bucket, addPartial(buckets.get(bucket), p));
+    }
+    out.set(id, buckets);
+  }
   for (const row of [...rollupRows, ...rawRows]) {
     const id = Number(row.series);
     const bucket = bucketStartOf(range.grid, Number(row.a));

@@ -18,6 +18,7 @@
 // beside the three formats that parse them back (KEY_FORMATS). A key of any other form
 // depends on every series: kept only while nothing at all is written.
 import { ReadContextIndex } from './read-context-index.ts';
+import { LivePoints } from './live-points.ts';
 
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
@@ -142,6 +143,8 @@ export class ReadContextCache {
   private minuteFloorSeq = 0;
   /** The last fold report (minuteSeq) that named a minute of each series-day. */
   private readonly minuteFolds = new Map<string, number>();
+  /** Live points of FLOAT series being charted while written (live-points.ts). */
+  readonly live = new LivePoints();
 
   constructor(index = new ReadContextIndex()) {
     this.index = index;

@@ -9,6 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import { warmMinuteDays } from './datapoint-aggregate.ts';
 import type { DirtyRange } from '../write/dirty-ranges.ts';
+import type { PackedBatch } from '../write/packed-batch.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
 import { readContextRows, type IndexClock, type TombstoneMark } from './read-context-index.ts';
 import type { FoldReport } from '../rollups/rollup-fold.ts';
@@ -21,18 +22,31 @@ export class ReadContextFollower {
 
   constructor(private readonly columnar: ColumnarStore, readonly contexts: ReadContextCache | undefined, private readonly log: Logger) {}
 
-  /** Runs a write of these series' rows, its dirty ranges and tombstones held in memory from before its first row. */
-  async write(series: readonly (readonly [tenant: string, seriesId: number])[], dirty: readonly DirtyRange[], tombstones: readonly TombstoneMark[], run: () => Promise<void>): Promise<void> {
+  /**
+   * Runs a write of these series' rows, its dirty ranges and tombstones held in memory from
+   * before its first row. `points`: the batches an insert writes, handed to the live points
+   * (live-points.ts) once their rows are in; a delete (tombstones) drops its series from them.
+   */
+  async write(
+    series: readonly (readonly [tenant: string, seriesId: number])[], dirty: readonly DirtyRange[], tombstones: readonly TombstoneMark[], run: () => Promise<void>,
+    points?: readonly PackedBatch[],
+  ): Promise<void> {
     const contexts = this.contexts;
     if (!contexts) return run();
     const seq = contexts.index.begin(dirty, tombstones);
     contexts.writeStarted(series);
+    const deleting = tombstones.length > 0;
+    if (deleting) contexts.live.deleteStarted(tombstones.map((t) => [t.tenant, t.seriesId] as const));
     try {
       await run();
+      if (points) contexts.live.written(points);
     } catch (error) {
       this.stale = true;
+      // Some of its rows may be in the store: the live points no longer know what is.
+      contexts.live.clear();
       throw error;
     } finally {
+      if (deleting) contexts.live.deleteEnded();
       contexts.index.settle(seq);
       contexts.writeEnded(series);
     }
