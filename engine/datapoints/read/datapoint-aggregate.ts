@@ -248,6 +248,9 @@ async function minuteDayPartials(
   return out;
 }
 
+/** How far before a read's first dirty minute a take reaches (a 6 h chart's width). */
+const LIVE_REACH_MS = 6 * 3_600_000;
+
 /**
  * The raw ranges of FLOAT series held in memory (live-points.ts), counted there: the series a
  * read of dirty minutes finds not held, or held above them, are taken in first (one statement
@@ -260,16 +263,22 @@ async function livePartials(
 ): Promise<{ partials: Map<number, Map<number, LivePartial>>; fromStore: Map<number, Range[]> }> {
   const live = cache.live;
   const takeable = series.filter((s) => rawRanges.has(s.seriesId) && (contexts.get(s.seriesId)?.tombstones.length ?? 0) === 0);
+  // Per series, where the ranges the fold has not recomputed begin (unclipped by the window).
+  const firstDirty = new Map(takeable.map((s) => [s.seriesId, Math.min(...(dirty.get(s.seriesId) ?? []).map(([b]) => b))]));
   for (const s of takeable) {
-    // Points below the first range the fold has not recomputed are in rows: memory need not hold them.
-    const first = Math.min(...(dirty.get(s.seriesId) ?? []).map(([b]) => b));
+    // Points below it are in rows: memory need not hold them.
+    const first = firstDirty.get(s.seriesId) as number;
     if (Number.isFinite(first)) live.settle(tenant, s.seriesId, first);
   }
   // Only dirty minutes take a series in: a sub-minute grid reads its whole window raw, which
-  // for a window in the past would take every point from there on.
+  // for a window in the past would take every point from there on. A take starts where the
+  // dirty ranges do (the chart's next windows may start earlier), LIVE_REACH_MS at most before
+  // this read's first range.
   const takes = range.base === 0 ? [] : takeable.flatMap((s) => {
-    const floor = live.cover(tenant, s.seriesId, rawRanges.get(s.seriesId) as Range[]).take;
-    return floor === undefined ? [] : [takeLiveSeries(store, cache, tenant, s.seriesId, floor)];
+    const ranges = rawRanges.get(s.seriesId) as Range[];
+    const floor = Math.max(firstDirty.get(s.seriesId) as number, (ranges[0] as Range)[0] - LIVE_REACH_MS);
+    const take = live.cover(tenant, s.seriesId, ranges, floor).take;
+    return take === undefined ? [] : [takeLiveSeries(store, cache, tenant, s.seriesId, take)];
   });
   await Promise.all(takes);
   const partials = new Map<number, Map<number, LivePartial>>();

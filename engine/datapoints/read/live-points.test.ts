@@ -147,14 +147,14 @@ t.test('held points: a later version wins a timestamp, a raised floor drops olde
   t.ok(live.beginTake('a', 1, 10 * M));
   t.notOk(live.beginTake('a', 1, 10 * M), 'one take at a time');
   live.taken('a', 1, 10 * M, { ts: [10 * M, 10 * M + 1_000, 11 * M], values: [1, 2, 3], versions: [5n, 5n, 5n] });
-  t.same(live.cover('a', 1, [[9 * M, 12 * M]], Date.now()), { inMemory: [[10 * M, 12 * M]], fromStore: [[9 * M, 10 * M]] }, 'below the floor from the store, not taken again at once');
+  t.same(live.cover('a', 1, [[9 * M, 12 * M]], undefined, Date.now()), { inMemory: [[10 * M, 12 * M]], fromStore: [[9 * M, 10 * M]] }, 'below the floor from the store, not taken again at once');
   const queued: QueuedRun[] = [{ writeVersion: 4n, points: { seriesId: 1, valueType: 'FLOAT', timestampMs: Float64Array.of(10 * M, 11 * M + 5), float: Float64Array.of(100, 7) } }];
   t.same(Object.fromEntries(live.partials('a', 1, [[10 * M, 12 * M]], queued, M, 0) ?? []), {
     [10 * M]: { n: 2, s: 3, lo: 1, hi: 2 }, // the queued version 4 loses to the held version 5
     [11 * M]: { n: 2, s: 10, lo: 3, hi: 7 },
   });
   live.settle('a', 1, 11 * M);
-  t.same(live.cover('a', 1, [[10 * M, 12 * M]], Date.now()).inMemory, [[11 * M, 12 * M]], 'the floor rose to the first minute the fold has not reached');
+  t.same(live.cover('a', 1, [[10 * M, 12 * M]], undefined, Date.now()).inMemory, [[11 * M, 12 * M]], 'the floor rose to the first minute the fold has not reached');
   live.deleteStarted([['a', 1]]);
   t.notOk(live.beginTake('b', 2, 0), 'nothing is taken in while a delete runs');
   live.deleteEnded();

@@ -165,16 +165,17 @@ export class LivePoints {
 
   /**
    * Splits a read's raw ranges (ascending, disjoint) of a FLOAT series without tombstones into
-   * what memory answers and what the store must; asks for a take when the series is not held,
-   * or held above the ranges and not taken lately.
+   * what memory answers and what the store must; asks for a take (at `floor`, at most the
+   * ranges' start: other windows of the chart reach further) when the series is not held, or
+   * held above the ranges and not taken lately.
    */
-  cover(tenant: string, seriesId: number, ranges: readonly Range[], nowMs = Date.now()): LiveCover {
+  cover(tenant: string, seriesId: number, ranges: readonly Range[], floor = -Infinity, nowMs = Date.now()): LiveCover {
     const first = ranges[0];
     if (!first) return { inMemory: [], fromStore: [] };
     const series = this.byTenant.get(tenant)?.get(seriesId);
     if (series) series.readMs = nowMs;
     const held = series?.held;
-    const wanted = floorTo(first[0], MINUTE_BUCKET_MS);
+    const wanted = floorTo(Math.min(floor, first[0]), MINUTE_BUCKET_MS);
     // Not held yet, or held above these ranges; a take that failed or was refused is not tried again at once.
     const take = !series || (!series.taking && (!held || wanted < held.floor) && nowMs - series.takenMs >= RETAKE_MS) ? wanted : undefined;
     if (!held) return { inMemory: [], fromStore: [...ranges], ...(take !== undefined ? { take } : {}) };
