@@ -169,7 +169,7 @@ export class LivePoints {
    * ranges' start: other windows of the chart reach further) when the series is not held, or
    * held above the ranges and not taken lately.
    */
-  cover(tenant: string, seriesId: number, ranges: readonly Range[], floor = -Infinity, nowMs = Date.now()): LiveCover {
+  cover(tenant: string, seriesId: number, ranges: readonly Range[], floor = Infinity, nowMs = Date.now()): LiveCover {
     const first = ranges[0];
     if (!first) return { inMemory: [], fromStore: [] };
     const series = this.byTenant.get(tenant)?.get(seriesId);
