@@ -13,6 +13,7 @@ import { pointPiece, type Piece, type Point } from './cdf-pieces.ts';
 import { contextsOf } from './datapoint-read-context.ts';
 import { withQueuedSpans } from './queued-rows.ts';
 import { readRaw } from './datapoint-read.ts';
+import { liveCover } from './live-points-take.ts';
 import { formatDatapointValue } from './datapoint-format.ts';
 import { bucketRangeList, widenRanges } from './rollup-ranges.ts';
 import { rollupKey, type ReadContextCache } from './read-context-cache.ts';
@@ -184,7 +185,8 @@ export async function rollupPieces(
   // Kept only if nothing was written to the series from here (the contexts) to the fetch.
   const mark = cache?.begin();
   // Points still in the ingest log's memory are in no rollup row: their minutes are read raw.
-  const dirty = withQueuedSpans(new Map([[id, (await contextsOf(store, tenant, [id], cache)).get(id)?.dirty ?? []]]), [series]).get(id) ?? [];
+  const context = (await contextsOf(store, tenant, [id], cache)).get(id);
+  const dirty = withQueuedSpans(new Map([[id, context?.dirty ?? []]]), [series]).get(id) ?? [];
   // A series without dirty ranges reads rows only: its run is kept until its next write or fold.
   const key = dirty.length === 0 ? rollupKey(tenant, `cdf${shape.family}`, from, to, base, 0, [id]) : undefined;
   const kept = key !== undefined ? cache?.getRollup<PieceRun>(key)?.[0] : undefined;
@@ -207,13 +209,17 @@ ${cdfPiecesSql(shape, shape.minuteTable, `(${bucketRangeList(params, hours, MINU
     }
   }
   const bounds = { tenant, series_id: id, start: from, end: Math.min(to, TIMESTAMP_MS_MAX + 1) };
+  // Dirty minutes of a FLOAT series held in memory while written are read there (live-points.ts).
+  const cover = cache && dirtyMinutes.length > 0 ? await liveCover(store, cache, tenant, series, context, dirty, dirtyMinutes, true) : undefined;
+  const held = cover && cover.inMemory.length > 0 ? cache?.live.points(tenant, id, cover.inMemory, series.queued) : undefined;
+  const fromStore = held && cover ? cover.fromStore : dirtyMinutes;
   const [rows, raw] = await Promise.all([
     store.queryArrow(sql, { ...params.values, ...bounds, reach_ms: NEAR_MS }).then(pieceRows),
-    Promise.all(dirtyMinutes.map(([b, e]) => rawPoints(store, tenant, series, b, e, cache))),
+    Promise.all(fromStore.map(([b, e]) => rawPoints(store, tenant, series, b, e, cache))),
   ]);
   if (!rows.complete) return { pieces: [], complete: false };
   const pieces = rows.pieces;
-  for (const points of raw) for (const p of points) pieces.push(pointPiece(p.ts, p.v));
+  for (const points of [...raw, held ?? []]) for (const p of points) pieces.push(pointPiece(p.ts, p.v));
   pieces.sort((x, y) => x.firstTs - y.firstTs);
   let { below, above } = rows;
   if (!below || (!above && to <= TIMESTAMP_MS_MAX)) {

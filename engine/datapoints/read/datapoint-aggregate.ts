@@ -16,7 +16,7 @@ import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
 import type { Range, SeriesContext } from './series-context.ts';
 import type { LivePartial } from './live-points.ts';
-import { takeLiveSeries } from './live-points-take.ts';
+import { liveCover } from './live-points-take.ts';
 import { bindQueued, withQueuedSpans } from './queued-rows.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import type { AggregateBucket, AggregateOptions, AggregateResult, SeriesRef } from '../types.ts';
@@ -248,50 +248,31 @@ async function minuteDayPartials(
   return out;
 }
 
-/** How far before a read's first dirty minute a take reaches (a 6 h chart's width). */
-const LIVE_REACH_MS = 6 * 3_600_000;
-
 /**
- * The raw ranges of FLOAT series held in memory (live-points.ts), counted there: the series a
- * read of dirty minutes finds not held, or held above them, are taken in first (one statement
- * each, the cost the raw read would have had); series with tombstones are left to the store. Returns the
- * partials per series and grid cell, and the ranges the store still reads.
+ * The raw ranges of FLOAT series held in memory (live-points.ts), counted there; series a read
+ * of dirty minutes finds not held are taken in first (live-points-take.ts liveCover). Returns
+ * the partials per series and grid cell, and the ranges the store still reads.
  */
 async function livePartials(
   store: ColumnarStore, tenant: string, series: readonly SeriesRef[], contexts: ReadonlyMap<number, SeriesContext>,
   dirty: ReadonlyMap<number, readonly Range[]>, rawRanges: ReadonlyMap<number, Range[]>, range: BucketRange, cache: ReadContextCache,
 ): Promise<{ partials: Map<number, Map<number, LivePartial>>; fromStore: Map<number, Range[]> }> {
-  const live = cache.live;
-  const takeable = series.filter((s) => rawRanges.has(s.seriesId) && (contexts.get(s.seriesId)?.tombstones.length ?? 0) === 0);
-  // Per series, where the ranges the fold has not recomputed begin (unclipped by the window).
-  const firstDirty = new Map(takeable.map((s) => [s.seriesId, Math.min(...(dirty.get(s.seriesId) ?? []).map(([b]) => b))]));
-  for (const s of takeable) {
-    // Points below it are in rows: memory need not hold them.
-    const first = firstDirty.get(s.seriesId) as number;
-    if (Number.isFinite(first)) live.settle(tenant, s.seriesId, first);
-  }
-  // Only dirty minutes take a series in: a sub-minute grid reads its whole window raw, which
-  // for a window in the past would take every point from there on. A take starts where the
-  // dirty ranges do (the chart's next windows may start earlier), LIVE_REACH_MS at most before
-  // this read's first range.
-  const takes = range.base === 0 ? [] : takeable.flatMap((s) => {
-    const ranges = rawRanges.get(s.seriesId) as Range[];
-    const floor = Math.max(firstDirty.get(s.seriesId) as number, (ranges[0] as Range)[0] - LIVE_REACH_MS);
-    const take = live.cover(tenant, s.seriesId, ranges, floor).take;
-    return take === undefined ? [] : [takeLiveSeries(store, cache, tenant, s.seriesId, take)];
-  });
-  await Promise.all(takes);
   const partials = new Map<number, Map<number, LivePartial>>();
   const fromStore = new Map(rawRanges);
-  for (const s of takeable) {
-    const cover = live.cover(tenant, s.seriesId, rawRanges.get(s.seriesId) as Range[]);
-    if (cover.inMemory.length === 0) continue;
-    const cells = live.partials(tenant, s.seriesId, cover.inMemory, s.queued, range.grid.cellMs, range.grid.origin);
-    if (!cells) continue;
+  await Promise.all(series.map(async (s) => {
+    const ranges = rawRanges.get(s.seriesId);
+    if (!ranges) return;
+    // Only dirty minutes take a series in: a sub-minute grid reads its whole window raw, which
+    // for a window in the past would take every point from there on.
+    const cover = await liveCover(store, cache, tenant, s, contexts.get(s.seriesId), dirty.get(s.seriesId) ?? [], ranges, range.base !== 0);
+    if (!cover || cover.inMemory.length === 0) return;
+    // At once after the cover: nothing may change what is held between the two.
+    const cells = cache.live.partials(tenant, s.seriesId, cover.inMemory, s.queued, range.grid.cellMs, range.grid.origin);
+    if (!cells) return;
     partials.set(s.seriesId, cells);
     if (cover.fromStore.length > 0) fromStore.set(s.seriesId, cover.fromStore);
     else fromStore.delete(s.seriesId);
-  }
+  }));
   return { partials, fromStore };
 }
 

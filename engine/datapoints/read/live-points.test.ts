@@ -1,5 +1,6 @@
 // Goal: aggregates of FLOAT series whose dirty minutes are counted from the live points held in
-// memory (live-points.ts) answer exactly what the store's statements answer at the same moment:
+// memory (live-points.ts), SPEC's and CDF's interpolating ones, answer exactly what the store's
+// statements answer at the same moment:
 // through takes, later writes that overwrite, repeat a timestamp, arrive out of order or fall
 // below the held floor, folds that clean minutes (the floor then rises), deletes (the series
 // is dropped and taken again once its tombstones are gone from the read: never, here, so the
@@ -16,6 +17,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { openDatapointStore } from '../datapoint-store.ts';
 import { aggregateMany } from './datapoint-aggregate.ts';
+import { cdfAggregateMany, type CdfAggregateName } from './cdf-aggregates.ts';
 import { bucketReach, parseGranularity } from './aggregate-grid.ts';
 import { logger } from '../../log.ts';
 import { SlabPool } from '../../memory/slab-pool.ts';
@@ -78,6 +80,7 @@ const WINDOWS = [
 ];
 const GRANULARITIES = ['1m', '2m', '30s', '1h'];
 const AGGREGATES: AggregateName[] = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'];
+const CDF_AGGREGATES: CdfAggregateName[] = ['average', 'interpolation', 'stepInterpolation', 'totalVariation', 'continuousVariance', 'count'];
 
 t.test('aggregates counted from live points in memory answer what the store answers', async (t) => {
   t.comment(`fast-check seed ${SEED}`);
@@ -126,6 +129,18 @@ t.test('aggregates counted from live points in memory answer what the store answ
               }
             }
           }
+          // CDF's interpolating aggregates take the dirty minutes' points themselves.
+          for (const granularity of ['1m', '10m', '1h']) {
+            const window = WINDOWS[0] as { start: number; end: number };
+            const requests = SERIES.map((series) => {
+              const [runs] = log.queuedForRead(tenant, [series.seriesId], [{ start: -Infinity, end: Infinity }]) as [QueuedRun[] | undefined];
+              return { series: runs ? { ...series, queued: runs } : series, options: { start: window.start, end: window.end, granularity, aggregates: CDF_AGGREGATES, isStep: false, limit: 10_000 } };
+            });
+            const held = JSON.stringify(await store.cdfAggregateMany(tenant, requests));
+            const fromStore = JSON.stringify(await cdfAggregateMany(store.columnar, tenant, requests));
+            reads++;
+            if (held !== fromStore) throw new Error(`CDF ${granularity}: with the read state ${held}, from the store ${fromStore}`);
+          }
         }
       }
     } finally {
@@ -138,6 +153,7 @@ t.test('aggregates counted from live points in memory answer what the store answ
   t.ok(reads > 50, `reads compared (${reads})`);
   t.ok(after.taken > before.taken, `series were taken into memory (${after.taken - before.taken})`);
   t.ok(after.cellsFromMemory > before.cellsFromMemory, `cells were answered from memory (${after.cellsFromMemory - before.cellsFromMemory})`);
+  t.ok(after.pointsFromMemory > before.pointsFromMemory, `CDF pieces were taken from memory (${after.pointsFromMemory - before.pointsFromMemory})`);
 });
 
 t.test('held points: a later version wins a timestamp, a raised floor drops older points, a delete drops the series', async (t) => {

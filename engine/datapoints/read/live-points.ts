@@ -150,10 +150,10 @@ export class LivePoints {
   private readonly byTenant = new Map<string, Map<number, LiveSeries>>();
   private seriesCount = 0;
   private deletesRunning = 0;
-  private readonly counters = { taken: 0, dropped: 0, cellsFromMemory: 0 };
+  private readonly counters = { taken: 0, dropped: 0, cellsFromMemory: 0, pointsFromMemory: 0 };
 
   /** Series held, points held, and how often reads were answered from memory. */
-  stats(): { series: number; points: number; taken: number; dropped: number; cellsFromMemory: number } {
+  stats(): { series: number; points: number; taken: number; dropped: number; cellsFromMemory: number; pointsFromMemory: number } {
     return { series: this.seriesCount, points: this.pointsHeld(), ...this.counters };
   }
 
@@ -299,35 +299,41 @@ export class LivePoints {
   }
 
   /**
-   * count, sum, min, max per grid cell (`cellMs` wide from `origin`) of the series' live points
-   * in `ranges` (all at or after its floor: cover()'s inMemory), with the points of `queued`
-   * (still in the ingest log's memory) merged in by version. Undefined when the series is no
-   * longer held (the caller reads the store).
+   * The series' live points in `ranges` (all at or after its floor: cover()'s inMemory), with
+   * the points of `queued` (still in the ingest log's memory) merged in by version, as held
+   * points; undefined when the series is no longer held (the caller reads the store).
    */
-  partials(tenant: string, seriesId: number, ranges: readonly Range[], queued: readonly QueuedRun[] | undefined, cellMs: number, origin: number): Map<number, LivePartial> | undefined {
+  private view(tenant: string, seriesId: number, ranges: readonly Range[], queued: readonly QueuedRun[] | undefined): HeldPoints | undefined {
     const held = this.byTenant.get(tenant)?.get(seriesId)?.held;
     const first = ranges[0];
     if (!held || !first || first[0] < held.floor) return undefined;
     held.sort();
-    let points: HeldPoints = held;
-    if (queued && queued.length > 0) {
-      // Held and queued points of the ranges' span, merged by version.
-      const [from, to] = [first[0], (ranges[ranges.length - 1] as Range)[1]];
-      const merged = new HeldPoints(from);
-      for (let i = lowerBound(held.ts, held.length, from); i < held.length && (held.ts[i] as number) < to; i++) {
-        merged.add(held.ts[i] as number, held.values[i] as number, held.versions[i] as bigint);
-      }
-      for (const { writeVersion, points: run } of queued) {
-        const values = run.float;
-        if (!values) continue;
-        for (let i = 0; i < run.timestampMs.length; i++) {
-          const ts = run.timestampMs[i] as number;
-          if (ts >= from && ts < to) merged.add(ts, values[i] as number, writeVersion);
-        }
-      }
-      merged.sort();
-      points = merged;
+    if (!queued || queued.length === 0) return held;
+    // Held and queued points of the ranges' span, merged by version.
+    const [from, to] = [first[0], (ranges[ranges.length - 1] as Range)[1]];
+    const merged = new HeldPoints(from);
+    for (let i = lowerBound(held.ts, held.length, from); i < held.length && (held.ts[i] as number) < to; i++) {
+      merged.add(held.ts[i] as number, held.values[i] as number, held.versions[i] as bigint);
     }
+    for (const { writeVersion, points: run } of queued) {
+      const values = run.float;
+      if (!values) continue;
+      for (let i = 0; i < run.timestampMs.length; i++) {
+        const ts = run.timestampMs[i] as number;
+        if (ts >= from && ts < to) merged.add(ts, values[i] as number, writeVersion);
+      }
+    }
+    merged.sort();
+    return merged;
+  }
+
+  /**
+   * count, sum, min, max per grid cell (`cellMs` wide from `origin`) of the series' live points
+   * in `ranges` (view()), or undefined when the series is no longer held.
+   */
+  partials(tenant: string, seriesId: number, ranges: readonly Range[], queued: readonly QueuedRun[] | undefined, cellMs: number, origin: number): Map<number, LivePartial> | undefined {
+    const points = this.view(tenant, seriesId, ranges, queued);
+    if (!points) return undefined;
     const out = new Map<number, LivePartial>();
     const { ts, values } = points;
     for (const [b, e] of ranges) {
@@ -346,6 +352,18 @@ export class LivePoints {
       }
     }
     this.counters.cellsFromMemory += out.size;
+    return out;
+  }
+
+  /** The series' live points in `ranges` (view()), ascending, or undefined when it is no longer held. */
+  points(tenant: string, seriesId: number, ranges: readonly Range[], queued: readonly QueuedRun[] | undefined): { ts: number; v: number }[] | undefined {
+    const points = this.view(tenant, seriesId, ranges, queued);
+    if (!points) return undefined;
+    const out: { ts: number; v: number }[] = [];
+    for (const [b, e] of ranges) {
+      for (let i = lowerBound(points.ts, points.length, b); i < points.length && (points.ts[i] as number) < e; i++) out.push({ ts: points.ts[i] as number, v: points.values[i] as number });
+    }
+    this.counters.pointsFromMemory += out.length;
     return out;
   }
 
