@@ -25,6 +25,7 @@ import { GroupCommitLog } from '../../ingest/group-commit.ts';
 import { IngestWal } from '../../ingest/ingest-wal.ts';
 import { HoldingSink } from '../../testing/holding-sink.ts';
 import { LivePoints } from './live-points.ts';
+import { PackedBatch } from '../write/packed-batch.ts';
 import type { AggregateName, QueuedRun, SeriesPoints, SeriesRef } from '../types.ts';
 
 const quietLog = logger.child({ module: 'live-points-test' }, { level: 'silent' });
@@ -175,4 +176,31 @@ t.test('held points: a later version wins a timestamp, a raised floor drops olde
   t.notOk(live.beginTake('b', 2, 0), 'nothing is taken in while a delete runs');
   live.deleteEnded();
   t.equal(live.partials('a', 1, [[11 * M, 12 * M]], undefined, M, 0), undefined, 'the deleted series is no longer held');
+});
+
+t.test('held points: late and repeated timestamps are sorted into the held ones, the highest version winning each', async (t) => {
+  // Batches of one series in any version order, each a set of timestamps; a read (partials,
+  // one cell per millisecond) after some of them. Oracle: per timestamp the highest version's value.
+  const batches = fc.array(fc.uniqueArray(fc.tuple(fc.nat({ max: 60 }), fc.integer({ min: -9, max: 9 })), { selector: ([ts]) => ts, maxLength: 12 }), { minLength: 1, maxLength: 12 });
+  fc.assert(fc.property(batches, fc.array(fc.nat({ max: 11 })), fc.array(fc.nat({ max: 1_000 }), { minLength: 12, maxLength: 12 }), (drawn, readsAfter, order) => {
+    const live = new LivePoints();
+    live.beginTake('a', 1, 0);
+    live.taken('a', 1, 0, { ts: [], values: [], versions: [] });
+    const oracle = new Map<number, { version: bigint; value: number }>();
+    drawn.forEach((points, b) => {
+      // Distinct versions in an order of their own (two inserts may land out of version order).
+      const version = BigInt((order[b] as number) * 100 + b);
+      const sorted = [...points].sort((x, y) => x[0] - y[0]);
+      live.written([new PackedBatch({ tenant: 'a', writeVersion: version, series: [{ seriesId: 1, valueType: 'FLOAT', timestampMs: Float64Array.from(sorted, ([ts]) => ts), float: Float64Array.from(sorted, ([, v]) => v) }] })]);
+      for (const [ts, value] of sorted) if ((oracle.get(ts)?.version ?? -1n) < version) oracle.set(ts, { version, value });
+      if (readsAfter.includes(b) || b === drawn.length - 1) {
+        const cells = live.partials('a', 1, [[0, 61]], undefined, 1, 0) ?? new Map();
+        const expected = new Map([...oracle].map(([ts, { value }]) => [ts, { n: 1, s: value, lo: value, hi: value }]));
+        if (JSON.stringify([...cells].sort((x, y) => x[0] - y[0])) !== JSON.stringify([...expected].sort((x, y) => x[0] - y[0]))) {
+          throw new Error(`after batch ${b}: held ${JSON.stringify([...cells])}, expected ${JSON.stringify([...expected])}`);
+        }
+      }
+    });
+  }), { seed: SEED, numRuns: 300 });
+  t.pass('held points matched the oracle');
 });

@@ -49,6 +49,8 @@ class HeldPoints {
   length = 0;
   /** Ascending by time with one point per timestamp. */
   sorted = true;
+  /** The leading points that are: what came after them is sorted into them by sort(). */
+  private sortedLength = 0;
 
   constructor(public floor: number) {}
 
@@ -60,6 +62,7 @@ class HeldPoints {
     this.values[this.length] = value;
     this.versions[this.length] = version;
     this.length++;
+    if (this.sorted) this.sortedLength = this.length;
   }
 
   private grow(capacity: number): void {
@@ -74,28 +77,48 @@ class HeldPoints {
     this.versions = versions;
   }
 
-  /** Ascending by time, per timestamp the point of the highest version (the store's rule). */
+  /**
+   * Ascending by time, per timestamp the point of the highest version (the store's rule): the
+   * points after the sorted prefix are sorted alone and merged into it, so a late point costs
+   * a pass over the held points, not a sort of them all.
+   */
   sort(): void {
     if (this.sorted) return;
-    const order = Array.from({ length: this.length }, (_, i) => i);
-    const { ts, versions } = this;
-    order.sort((a, b) => (ts[a] as number) - (ts[b] as number) || ((versions[a] as bigint) < (versions[b] as bigint) ? -1 : (versions[a] as bigint) > (versions[b] as bigint) ? 1 : 0));
-    const out = new HeldPoints(this.floor);
-    out.grow(Math.max(256, this.ts.length));
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k] as number;
-      // The last of a timestamp's run is its newest version.
-      const next = order[k + 1];
-      if (next !== undefined && ts[next] === ts[i]) continue;
-      out.ts[out.length] = ts[i] as number;
-      out.values[out.length] = this.values[i] as number;
-      out.versions[out.length] = versions[i] as bigint;
-      out.length++;
+    const { ts, values, versions } = this;
+    const prefix = this.sortedLength;
+    const newer = (a: number, b: number) => (versions[a] as bigint) > (versions[b] as bigint);
+    const tail = Array.from({ length: this.length - prefix }, (_, k) => prefix + k);
+    tail.sort((a, b) => (ts[a] as number) - (ts[b] as number) || (newer(a, b) ? 1 : newer(b, a) ? -1 : 0));
+    // The last of a timestamp's run in the tail is its newest version.
+    const kept = tail.filter((i, k) => tail[k + 1] === undefined || ts[tail[k + 1] as number] !== ts[i]);
+    const capacity = Math.max(256, this.ts.length);
+    const out = { ts: new Float64Array(capacity), values: new Float64Array(capacity), versions: new BigInt64Array(capacity) };
+    let n = 0;
+    const put = (i: number) => {
+      out.ts[n] = ts[i] as number;
+      out.values[n] = values[i] as number;
+      out.versions[n] = versions[i] as bigint;
+      n++;
+    };
+    let i = 0;
+    let k = 0;
+    while (i < prefix || k < kept.length) {
+      const j = kept[k];
+      if (j === undefined || (i < prefix && (ts[i] as number) < (ts[j] as number))) put(i++);
+      else if (i >= prefix || (ts[j] as number) < (ts[i] as number)) {
+        put(j);
+        k++;
+      } else {
+        put(newer(i, j) ? i : j);
+        i++;
+        k++;
+      }
     }
     this.ts = out.ts;
     this.values = out.values;
     this.versions = out.versions;
-    this.length = out.length;
+    this.length = n;
+    this.sortedLength = n;
     this.sorted = true;
   }
 
@@ -109,6 +132,7 @@ class HeldPoints {
     this.values.copyWithin(0, from, this.length);
     this.versions.copyWithin(0, from, this.length);
     this.length -= from;
+    this.sortedLength = this.length;
   }
 }
 
