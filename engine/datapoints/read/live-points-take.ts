@@ -56,7 +56,9 @@ export async function liveCover(
   const first = ranges[0];
   if (familyOf(series.valueType) !== 'float' || !first || (context?.tombstones.length ?? 0) > 0) return undefined;
   const live = cache.live;
-  const firstDirty = Math.min(...dirty.map(([b]) => b));
+  // A loop, not Math.min(...): a series may have thousands of ranges.
+  let firstDirty = Infinity;
+  for (const [b] of dirty) if (b < firstDirty) firstDirty = b;
   // Points below it are in rows: memory need not hold them.
   if (Number.isFinite(firstDirty)) live.settle(tenant, series.seriesId, firstDirty);
   if (mayTake) {

@@ -204,3 +204,20 @@ t.test('held points: late and repeated timestamps are sorted into the held ones,
   }), { seed: SEED, numRuns: 300 });
   t.pass('held points matched the oracle');
 });
+
+t.test('held points: past LIVE_POINTS_MAX in all the series read longest ago is dropped', async (t) => {
+  const live = new LivePoints();
+  const perSeries = 499_999;
+  const ts = Float64Array.from({ length: perSeries }, (_, i) => i);
+  const values = new Float64Array(perSeries);
+  const versions = new BigInt64Array(perSeries).fill(1n);
+  for (let id = 1; id <= 5; id++) {
+    live.cover('a', id, [[0, 60_000]], undefined, id);
+    t.ok(live.beginTake('a', id, 0, id));
+    live.taken('a', id, 0, { ts, values, versions });
+  }
+  t.equal(live.stats().series, 4, 'five series of 499,999 points pass 2,000,000: one went');
+  t.equal(live.partials('a', 1, [[0, 60_000]], undefined, 60_000, 0), undefined, 'the one read longest ago');
+  t.ok(live.partials('a', 5, [[0, 60_000]], undefined, 60_000, 0), 'the newest is held');
+  t.ok(live.stats().points <= 2_000_000);
+});

@@ -16,14 +16,14 @@
 // takes the statement for them as before.
 //
 // Deletes are not applied here: a series with a tombstone is not taken in, and a delete of a
-// held series drops it (forget()). A failed write drops everything (clear()): its rows may be
+// held series drops it (deleteStarted()). A failed write drops everything (clear()): its rows may be
 // in the store partly. Only for the embedded engine, where every write passes this process
 // (read-context-cache.ts).
 import type { QueuedRun } from '../types.ts';
 import type { Range } from './series-context.ts';
-import { MINUTE_BUCKET_MS, floorTo } from '../tables/families.ts';
+import { MINUTE_BUCKET_MS, familyOf, floorTo } from '../tables/families.ts';
 import { PACKED_FLOAT, PACKED_TS, type PackedBatch } from '../write/packed-batch.ts';
-import { familyOf } from '../tables/families.ts';
+import { HeldPoints, lowerBound } from './held-points.ts';
 
 /** Points held for all series together (24 bytes each: time, value, version). */
 export const LIVE_POINTS_MAX = 2_000_000;
@@ -40,113 +40,6 @@ export const TOO_LARGE_BACKOFF_MS = 60_000;
 
 /** count, sum, min, max of a cell, as datapoint-aggregate.ts folds them. */
 export interface LivePartial { n: number; s: number; lo: number; hi: number }
-
-/** One series' points at or after `floor`, in arrival order until sorted (sort()). */
-class HeldPoints {
-  ts = new Float64Array(256);
-  values = new Float64Array(256);
-  versions = new BigInt64Array(256);
-  length = 0;
-  /** Ascending by time with one point per timestamp. */
-  sorted = true;
-  /** The leading points that are: what came after them is sorted into them by sort(). */
-  private sortedLength = 0;
-
-  constructor(public floor: number) {}
-
-  add(ts: number, value: number, version: bigint): void {
-    if (ts < this.floor) return;
-    if (this.length === this.ts.length) this.grow(this.length * 2);
-    if (this.length > 0 && ts <= (this.ts[this.length - 1] as number)) this.sorted = false;
-    this.ts[this.length] = ts;
-    this.values[this.length] = value;
-    this.versions[this.length] = version;
-    this.length++;
-    if (this.sorted) this.sortedLength = this.length;
-  }
-
-  private grow(capacity: number): void {
-    const ts = new Float64Array(capacity);
-    const values = new Float64Array(capacity);
-    const versions = new BigInt64Array(capacity);
-    ts.set(this.ts.subarray(0, this.length));
-    values.set(this.values.subarray(0, this.length));
-    versions.set(this.versions.subarray(0, this.length));
-    this.ts = ts;
-    this.values = values;
-    this.versions = versions;
-  }
-
-  /**
-   * Ascending by time, per timestamp the point of the highest version (the store's rule): the
-   * points after the sorted prefix are sorted alone and merged into it, so a late point costs
-   * a pass over the held points, not a sort of them all.
-   */
-  sort(): void {
-    if (this.sorted) return;
-    const { ts, values, versions } = this;
-    const prefix = this.sortedLength;
-    const newer = (a: number, b: number) => (versions[a] as bigint) > (versions[b] as bigint);
-    const tail = Array.from({ length: this.length - prefix }, (_, k) => prefix + k);
-    tail.sort((a, b) => (ts[a] as number) - (ts[b] as number) || (newer(a, b) ? 1 : newer(b, a) ? -1 : 0));
-    // The last of a timestamp's run in the tail is its newest version.
-    const kept = tail.filter((i, k) => tail[k + 1] === undefined || ts[tail[k + 1] as number] !== ts[i]);
-    const capacity = Math.max(256, this.ts.length);
-    const out = { ts: new Float64Array(capacity), values: new Float64Array(capacity), versions: new BigInt64Array(capacity) };
-    let n = 0;
-    const put = (i: number) => {
-      out.ts[n] = ts[i] as number;
-      out.values[n] = values[i] as number;
-      out.versions[n] = versions[i] as bigint;
-      n++;
-    };
-    let i = 0;
-    let k = 0;
-    while (i < prefix || k < kept.length) {
-      const j = kept[k];
-      if (j === undefined || (i < prefix && (ts[i] as number) < (ts[j] as number))) put(i++);
-      else if (i >= prefix || (ts[j] as number) < (ts[i] as number)) {
-        put(j);
-        k++;
-      } else {
-        put(newer(i, j) ? i : j);
-        i++;
-        k++;
-      }
-    }
-    this.ts = out.ts;
-    this.values = out.values;
-    this.versions = out.versions;
-    this.length = n;
-    this.sortedLength = n;
-    this.sorted = true;
-  }
-
-  /** Drops the points below `floor` (sorted points only). */
-  raise(floor: number): void {
-    if (floor <= this.floor) return;
-    this.floor = floor;
-    const from = lowerBound(this.ts, this.length, floor);
-    if (from === 0) return;
-    this.ts.copyWithin(0, from, this.length);
-    this.values.copyWithin(0, from, this.length);
-    this.versions.copyWithin(0, from, this.length);
-    this.length -= from;
-    this.sortedLength = this.length;
-  }
-}
-
-/** The first index of ts[0, length) at or after ms (ts ascending). */
-function lowerBound(ts: Float64Array, length: number, ms: number): number {
-  let lo = 0;
-  let hi = length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((ts[mid] as number) < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** A series' state: the points reads take (`held`), and a retake from the store under way. */
 interface LiveSeries {
@@ -173,6 +66,11 @@ export interface TakenRows { ts: ArrayLike<number>; values: ArrayLike<number>; v
 export class LivePoints {
   private readonly byTenant = new Map<string, Map<number, LiveSeries>>();
   private seriesCount = 0;
+  /**
+   * At least the points held (raised by every add, counted exactly only when it passes
+   * LIVE_POINTS_MAX): the bound is checked at every insert, and counting walks every series.
+   */
+  private pointsCeiling = 0;
   private deletesRunning = 0;
   private readonly counters = { taken: 0, dropped: 0, cellsFromMemory: 0, pointsFromMemory: 0 };
 
@@ -243,6 +141,7 @@ export class LivePoints {
     // Forgotten meanwhile (a delete, a failed write), or another take replaced it.
     if (!series || !taking || taking.floor !== floor) return;
     for (let i = 0; i < rows.ts.length; i++) taking.add(rows.ts[i] as number, rows.values[i] as number, rows.versions[i] as bigint);
+    this.pointsCeiling += rows.ts.length;
     taking.sort();
     series.taking = undefined;
     series.held = taking;
@@ -284,6 +183,7 @@ export class LivePoints {
         for (const held of [series.held, series.taking]) {
           if (!held) continue;
           for (let i = 0; i < n; i++) held.add(ts[tsAt + i] as number, values[valueAt + i] as number, batch.writeVersion);
+          this.pointsCeiling += n;
         }
         this.bound(series);
       }
@@ -308,6 +208,7 @@ export class LivePoints {
   clear(): void {
     this.byTenant.clear();
     this.seriesCount = 0;
+    this.pointsCeiling = 0;
   }
 
   /**
@@ -403,7 +304,12 @@ export class LivePoints {
 
   /** Keeps all series within LIVE_POINTS_MAX, dropping those read longest ago. */
   private boundAll(): void {
-    while (this.seriesCount > 0 && this.pointsHeld() > LIVE_POINTS_MAX) this.dropLeastRead();
+    if (this.pointsCeiling <= LIVE_POINTS_MAX) return;
+    this.pointsCeiling = this.pointsHeld();
+    while (this.seriesCount > 0 && this.pointsCeiling > LIVE_POINTS_MAX) {
+      this.dropLeastRead();
+      this.pointsCeiling = this.pointsHeld();
+    }
   }
 
   private dropLeastRead(): void {
