@@ -187,6 +187,12 @@ function guardPool(pool: pg.Pool): pg.Pool {
 
 /** Wait before opening a lost LISTEN connection again. */
 const LISTEN_RETRY_MS = 1_000;
+/**
+ * An attempt to listen that has not connected, or whose LISTEN has not answered, by then is
+ * given up and tried again: pg's client waits without limit by default, and one stuck attempt
+ * would leave notifications off (and every directory lookup on PostgreSQL) for good.
+ */
+const LISTEN_ATTEMPT_TIMEOUT_MS = 10_000;
 
 async function listenOn(connectionString: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
   if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
@@ -194,7 +200,7 @@ async function listenOn(connectionString: string, channel: string, handlers: Lis
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const open = async (): Promise<void> => {
-    const opened = new pg.Client({ connectionString });
+    const opened = new pg.Client({ connectionString, connectionTimeoutMillis: LISTEN_ATTEMPT_TIMEOUT_MS, query_timeout: LISTEN_ATTEMPT_TIMEOUT_MS });
     opened.on('notification', (message) => handlers.notify(message.payload ?? ''));
     opened.on('error', (error) => {
       if (stopped || client !== opened) return;
@@ -205,8 +211,13 @@ async function listenOn(connectionString: string, channel: string, handlers: Lis
       retry = setTimeout(reopen, LISTEN_RETRY_MS);
       retry.unref();
     });
-    await opened.connect();
-    await opened.query(`LISTEN ${channel}`);
+    try {
+      await opened.connect();
+      await opened.query(`LISTEN ${channel}`);
+    } catch (error) {
+      opened.end().catch(() => undefined);
+      throw error;
+    }
     client = opened;
     handlers.listening();
   };
