@@ -26,7 +26,7 @@ t.test('parts sort by tenant string, series, first timestamp and version', async
     first: fc.integer({ min: 0, max: 5 }),
     version: fc.bigInt({ min: 1n, max: 4n }),
   });
-  fc.assert(fc.property(fc.array(part, { maxLength: 60 }), (drawn) => {
+  await fc.assert(fc.asyncProperty(fc.array(part, { maxLength: 60 }), async (drawn) => {
     const tenants: string[] = [];
     // A batch of one series per drawn part, as the group commit hands them over.
     const batches = drawn.map((d) => new PackedBatch({ tenant: d.tenant, writeVersion: d.version, series: [{ seriesId: d.seriesId, valueType: 'FLOAT', timestampMs: Float64Array.of(d.first), float: Float64Array.of(0) }] }));
@@ -37,7 +37,7 @@ t.test('parts sort by tenant string, series, first timestamp and version', async
       group.partBatch[p] = p;
       group.partTenant[p] = index;
     });
-    sortBySortKey(group);
+    await sortBySortKey(group);
     const key = (p: number) => {
       const batch = batches[group.partBatch[p] as number] as PackedBatch;
       return [tenants[(group.partTenant[p] as number) - 1] as string, batch.seriesId(0), batch.firstTimestamp(0), batch.writeVersion] as const;
@@ -46,6 +46,44 @@ t.test('parts sort by tenant string, series, first timestamp and version', async
     const got = Array.from({ length: group.partCount }, (_, p) => key(p));
     if (JSON.stringify(got.map(String)) !== JSON.stringify(want.map((d) => String([d.tenant, d.seriesId, d.first, d.version])))) throw new Error(`${JSON.stringify(got.map(String))}`);
   }), { numRuns: 500 });
+});
+
+t.test('a sliced sort of thousands of parts (runs sorted apart, then merged in turns) gives the order of one stable sort', async (t) => {
+  const batchShape = fc.record({
+    tenant: fc.constantFrom('b', 'a', 'c'),
+    version: fc.bigInt({ min: 1n, max: 6n }),
+    series: fc.array(fc.record({ seriesId: fc.integer({ min: 1, max: 30 }), first: fc.integer({ min: 0, max: 5 }) }), { minLength: 150, maxLength: 250 }),
+  });
+  let turnsTaken = 0;
+  await fc.assert(fc.asyncProperty(fc.array(batchShape, { minLength: 30, maxLength: 40 }), async (drawn) => {
+    const tenants: string[] = [];
+    const batches = drawn.map((d) => new PackedBatch({ tenant: d.tenant, writeVersion: d.version, series: d.series.map((s) => ({ seriesId: s.seriesId, valueType: 'FLOAT' as const, timestampMs: Float64Array.of(s.first), float: Float64Array.of(0) })) }));
+    const n = drawn.reduce((sum, d) => sum + d.series.length, 0);
+    const group: FamilyRows = { tenants, batches, partBatch: new Int32Array(n), partSeries: new Int32Array(n), partTenant: new Int32Array(n), partCount: n, pointCount: n };
+    const want: { b: number; i: number; tenant: string; seriesId: number; first: number; version: bigint }[] = [];
+    let p = 0;
+    drawn.forEach((d, b) => {
+      let index = tenants.indexOf(d.tenant) + 1;
+      if (index === 0) index = tenants.push(d.tenant);
+      d.series.forEach((s, i) => {
+        group.partBatch[p] = b;
+        group.partSeries[p] = i;
+        group.partTenant[p++] = index;
+        want.push({ b, i, tenant: d.tenant, seriesId: s.seriesId, first: s.first, version: d.version });
+      });
+    });
+    // Array.prototype.sort is stable: equal keys stay in arrival order.
+    want.sort((x, y) => (x.tenant < y.tenant ? -1 : x.tenant > y.tenant ? 1 : 0) || x.seriesId - y.seriesId || x.first - y.first || (x.version < y.version ? -1 : x.version > y.version ? 1 : 0));
+    const turns = new EventLoopTurns(0);
+    await sortBySortKey(group, turns);
+    turnsTaken += turns.turns;
+    for (let k = 0; k < n; k++) {
+      const w = want[k] as (typeof want)[number];
+      if (group.partBatch[k] !== w.b || group.partSeries[k] !== w.i) throw new Error(`part ${k}: batch ${group.partBatch[k]} series ${group.partSeries[k]}, expected ${w.b} ${w.i}`);
+      if (tenants[(group.partTenant[k] as number) - 1] !== w.tenant) throw new Error(`part ${k}: tenant moved apart from its part`);
+    }
+  }), { numRuns: 15, endOnFailure: true }); // shrinking thousands of parts takes minutes: the message names the part
+  t.ok(turnsTaken >= 15, `the sort gave the event loop turns (${turnsTaken})`);
 });
 
 t.test('a large insert lets waiting I/O run between its steps, a small one does not wait', async (t) => {
