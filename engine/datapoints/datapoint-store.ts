@@ -24,6 +24,7 @@ import { IngestLoad, type IngestLoadOptions } from './write/ingest-load.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { MarkOrderGate } from './write/mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './write/merge-deferral.ts';
+import { MergeSettle, type MergeSettleOptions } from './write/merge-settle.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollups/rollup-fold.ts';
 import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollups/rollup-fold.sql.ts';
 import { ReadContextCache } from './read/read-context-cache.ts';
@@ -59,6 +60,8 @@ export interface DatapointStoreOptions {
   slabs?: SlabPool;
   /** Raw-table merges deferred during a bulk load (embedded engine only); false: never. */
   mergeDeferral?: MergeDeferralOptions | false;
+  /** Raw parts merged once ingest goes quiet (merge-settle.ts; with the deferral only); false: never. */
+  mergeSettle?: MergeSettleOptions | false;
   /** Longest the scheduled fold waits for a bulk load to end, ms. @default 30_000 */
   foldDeferMaxMs?: number;
 }
@@ -92,6 +95,7 @@ export class DatapointStore {
   private readonly log: Logger;
   private readonly load: IngestLoad;
   private readonly merges: MergeDeferral | undefined;
+  private readonly settle: MergeSettle | undefined;
   /** Memory for the insert's columns, reused from commit to commit (at most two run at once). */
   private readonly insertSlabs: SlabPool;
   /** Points and marks written at once; only when this process is the engine's one writer. */
@@ -111,6 +115,9 @@ export class DatapointStore {
     this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate(() => this.follower.onClock()) : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})
+      : undefined;
+    this.settle = this.merges && options.mergeSettle !== false
+      ? new MergeSettle(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeSettle || {})
       : undefined;
   }
 
@@ -327,6 +334,8 @@ export class DatapointStore {
     await this.follower.purged(purge.series, purge.contextRowsRemoved);
     if (expire) this.lastExpiryMs = Date.now();
     if (Date.now() - this.lastCheckpointMs > 10_000) await this.checkpoint();
+    // Last in the round, behind the deferral's updates: a bulk load that starts meanwhile stops merges after it.
+    if (this.merges && this.settle?.due() && this.insertsInFlight === 0) await this.merges.whileMerging(() => (this.settle as MergeSettle).settle(performance.now(), () => this.closed));
     return { ...report, tombstonesPurged: purge.purged };
   }
 

@@ -26,9 +26,11 @@ export const RAW_INDEX_GRANULARITY = 2048;
  * heuristic that narrows them off), `bench/probe.ts gateway --one-tenant --seconds 120`, two runs
  * each: 336-343k points/s at 4.10-4.12 CPU-s per million points, merges 30-36 CPU-s, against
  * 301-303k at 4.63-4.69, merges 44 CPU-s, with the defaults. Both are table settings an ALTER
- * changes, so older tables take them at open.
+ * changes, so older tables take them at open. Once ingest goes quiet, merge-settle.ts merges
+ * what the wide selector left.
  */
-const RAW_MERGE_SETTINGS = 'merge_selector_base = 10, merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once = 0';
+export const RAW_MERGE_SELECTOR_BASE = 10;
+const RAW_MERGE_SETTINGS = `merge_selector_base = ${RAW_MERGE_SELECTOR_BASE}, merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once = 0`;
 
 /**
  * Uncompressed bytes a raw column gathers before it is compressed as one block (the engine's

@@ -23,6 +23,8 @@ export class IngestLoad {
   /** [time ms, points] per insert within the window, oldest first. */
   private readonly inserts: [number, number][] = [];
   private pointsInWindow = 0;
+  private noted = 0;
+  private lastNoteMs = Number.NEGATIVE_INFINITY;
   private readonly bulkPoints: number;
   /** The window, ms: a load stops counting as bulk this long after its last big insert. */
   readonly windowMs: number;
@@ -36,6 +38,8 @@ export class IngestLoad {
   note(points: number, nowMs = performance.now()): void {
     this.inserts.push([nowMs, points]);
     this.pointsInWindow += points;
+    this.noted++;
+    this.lastNoteMs = nowMs;
     this.expire(nowMs);
   }
 
@@ -43,6 +47,16 @@ export class IngestLoad {
   isBulk(nowMs = performance.now()): boolean {
     this.expire(nowMs);
     return this.pointsInWindow >= this.bulkPoints;
+  }
+
+  /** Inserts noted so far: a caller that saw this count knows whether any came since. */
+  get insertCount(): number {
+    return this.noted;
+  }
+
+  /** Whether no insert was noted in the last `ms`. */
+  quietFor(ms: number, nowMs = performance.now()): boolean {
+    return nowMs - this.lastNoteMs >= ms;
   }
 
   private expire(nowMs: number): void {
