@@ -367,6 +367,17 @@ t.test('an item whose id and externalId name different series is a 400 on every 
   t.equal(agreeing.status, 204, 'id and externalId of one series, and an empty datapoints array: 204');
 });
 
+t.test('/metrics counts the raw tables\' parts once points are stored', async (t) => {
+  const deadline = Date.now() + 15_000;
+  let parts = Number.NaN;
+  while (!(parts >= 1) && Date.now() < deadline) {
+    const text = (await srv.request('GET', '/metrics')).text;
+    parts = Number(/^datapoint_raw_parts (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+    if (!(parts >= 1)) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.ok(Number.isInteger(parts) && parts >= 1, `datapoint_raw_parts ${parts}: the earlier tests' points are in at least one part`);
+});
+
 t.test('a client that leaves in the middle of its body gives the body memory back', async (t) => {
   const { token } = tenant();
   const onLoan = async () => {

@@ -37,7 +37,7 @@ async function listItems(client: HttpClient, items: readonly object[]): Promise<
 const CATCH_UP_WAIT_MS_MAX = 90_000;
 
 /** How the service's background work ended a wait: quiet or not, after how long (s), and its last gauges. */
-export interface BackgroundWork { quiet: boolean; seconds: string; rollupsSeconds: string; backlog: number; merges: number }
+export interface BackgroundWork { quiet: boolean; seconds: string; rollupsSeconds: string; backlog: number; merges: number; rawParts: number }
 
 /**
  * Waits until the rollup fold has no dirty range left and no part merge runs (three polls 200 ms
@@ -47,11 +47,11 @@ export async function waitForBackgroundWork(http: HttpClient, waitMsMax: number)
   const started = Date.now();
   let rollupsAt: number | undefined;
   let quietPolls = 0;
-  let last = { backlog: Number.NaN, merges: Number.NaN };
+  let last = { backlog: Number.NaN, merges: Number.NaN, rawParts: Number.NaN };
   while (Date.now() - started < waitMsMax && quietPolls < 3) {
     const metrics = (await http.request('GET', '/metrics')).body.toString('utf8');
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-    last = { backlog: gauge('datapoint_rollup_backlog_ranges'), merges: gauge('columnar_merges_running') };
+    last = { backlog: gauge('datapoint_rollup_backlog_ranges'), merges: gauge('columnar_merges_running'), rawParts: gauge('datapoint_raw_parts') };
     if (last.backlog === 0) rollupsAt ??= Date.now();
     quietPolls = last.backlog === 0 && last.merges === 0 ? quietPolls + 1 : 0;
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -129,7 +129,7 @@ export class PlantdataTarget implements DatapointSystem, LoadSystem {
   async afterIngest(opts: { waitMsMax?: number } = {}): Promise<string | undefined> {
     const settled = await waitForBackgroundWork(this.#http, opts.waitMsMax ?? CATCH_UP_WAIT_MS_MAX);
     if (!settled.quiet) return `background work still running after ${settled.seconds} s (${settled.backlog} rollup ranges, ${settled.merges} merges)`;
-    return `catch-up after the load (deferred rollup fold and merges): rollups current after ${settled.rollupsSeconds} s, merges idle after ${settled.seconds} s; reads are exact throughout`;
+    return `catch-up after the load (deferred rollup fold and merges): rollups current after ${settled.rollupsSeconds} s, merges idle after ${settled.seconds} s (${settled.rawParts} raw parts); reads are exact throughout`;
   }
 
   storageDir(): string {

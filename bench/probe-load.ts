@@ -44,8 +44,9 @@ export async function bulkLoad(http: HttpClient, workload: Workload, seriesCount
   }
 }
 
-export async function waitForFold(http: HttpClient): Promise<void> {
-  await waitForBackgroundWork(http, Number.POSITIVE_INFINITY);
+/** Waits until the fold and the merges are done; resolves with the raw tables' active parts then. */
+export async function waitForFold(http: HttpClient): Promise<number> {
+  return (await waitForBackgroundWork(http, Number.POSITIVE_INFINITY)).rawParts;
 }
 
 export function report(label: string, samples: number[]): void {

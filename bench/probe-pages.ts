@@ -25,8 +25,8 @@ export async function egressPhase(service: RunningService, http: HttpClient, opt
   const loadStarted = performance.now();
   await bulkLoad(http, workload, 1);
   const loaded = performance.now();
-  await waitForFold(http);
-  console.log(`loaded in ${((loaded - loadStarted) / 1000).toFixed(1)} s, background work quiet ${((performance.now() - loaded) / 1000).toFixed(1)} s later`);
+  const rawParts = await waitForFold(http);
+  console.log(`loaded in ${((loaded - loadStarted) / 1000).toFixed(1)} s, background work quiet ${((performance.now() - loaded) / 1000).toFixed(1)} s later, ${rawParts} raw parts`);
   const readWhole = async (format: 'arrow' | 'json'): Promise<{ pages: number[]; points: number }> => {
     const pages: number[] = [];
     let points = 0;

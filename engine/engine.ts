@@ -85,6 +85,7 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
     ingestMemory: () => (datapoints as DatapointEngine).slabs.stats(),
     rollupBacklog: () => (datapoints as DatapointEngine).store.rollupBacklog(),
     mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
+    rawParts: () => (datapoints as DatapointEngine).store.rawParts(),
   });
   // PostgreSQL (its own processes: initdb, start) and the columnar store (chdb's threads)
   // open side by side, and the start waits for the longer of the two, not for their sum.

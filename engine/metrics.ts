@@ -12,6 +12,7 @@ export interface Metrics {
   ingestMemory: Gauge<'state'>;
   rollupBacklog: Gauge;
   mergesRunning: Gauge;
+  rawParts: Gauge;
   storeSeconds: Histogram<'store' | 'operation'>;
 }
 
@@ -33,6 +34,8 @@ export interface MetricSources {
   rollupBacklog?: () => Promise<number>;
   /** Part merges the columnar engine is running. */
   mergesRunning?: () => Promise<number>;
+  /** Active parts of the raw data point tables. */
+  rawParts?: () => Promise<number>;
 }
 
 export function createMetrics(sources: MetricSources = {}): Metrics {
@@ -70,6 +73,11 @@ export function createMetrics(sources: MetricSources = {}): Metrics {
     mergesRunning: new Gauge({ name: 'columnar_merges_running', help: 'Part merges the columnar engine is running now', registers: [registry],
       async collect() {
         this.set(await (sources.mergesRunning?.() ?? Promise.resolve(0)));
+      },
+    }),
+    rawParts: new Gauge({ name: 'datapoint_raw_parts', help: 'Active parts of the raw data point tables (a raw read merges a series across them; they settle once ingest goes quiet)', registers: [registry],
+      async collect() {
+        this.set(await (sources.rawParts?.() ?? Promise.resolve(0)));
       },
     }),
     storeSeconds: new Histogram({

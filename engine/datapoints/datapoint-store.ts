@@ -25,6 +25,7 @@ import { SlabPool } from '../memory/slab-pool.ts';
 import { MarkOrderGate } from './write/mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './write/merge-deferral.ts';
 import { MergeSettle, type MergeSettleOptions } from './write/merge-settle.ts';
+import { ACTIVE_PARTS_SQL } from './write/merge-deferral.sql.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollups/rollup-fold.ts';
 import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollups/rollup-fold.sql.ts';
 import { ReadContextCache } from './read/read-context-cache.ts';
@@ -297,6 +298,12 @@ export class DatapointStore {
   async mergesRunning(): Promise<number> {
     const [row] = await this.columnar.query<{ merges: string }>(MERGES_RUNNING_SQL);
     return Number(row?.merges ?? 0);
+  }
+
+  /** Active parts of the raw tables (each raw read merges a series' rows across them). */
+  async rawParts(): Promise<number> {
+    const rows = await this.columnar.query<{ parts: string }>(ACTIVE_PARTS_SQL, { tables: FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable) });
+    return rows.reduce((sum, row) => sum + Number(row.parts), 0);
   }
 
   /** One round of background work now (tests force the fold with includeHot). */
