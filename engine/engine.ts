@@ -2,6 +2,7 @@
 // relational-side.ts, usually by the server before it imports this module), the data point
 // side beside it and the per-area facades bound to them, and closes them together. Route modules
 // get a facade each; nothing outside engine/ holds a pool or a driver.
+import { mergesRunning, rawParts, rollupBacklog } from './datapoints/store-gauges.ts';
 import type { TenantSettings } from '../schemas/config.ts';
 import { settingsFor, type ServiceConfig } from './config.ts';
 import { bindDatapointEngine, openDatapointStorage, type DatapointEngine, type DatapointStorage } from './datapoints/datapoint-engine.ts';
@@ -83,9 +84,9 @@ export async function openEngine(config: Readonly<ServiceConfig>, ports: EngineP
   const metrics = createMetrics({
     ingestBacklog: () => (datapoints as DatapointEngine).ingestBacklog(),
     ingestMemory: () => (datapoints as DatapointEngine).slabs.stats(),
-    rollupBacklog: () => (datapoints as DatapointEngine).store.rollupBacklog(),
-    mergesRunning: () => (datapoints as DatapointEngine).store.mergesRunning(),
-    rawParts: () => (datapoints as DatapointEngine).store.rawParts(),
+    rollupBacklog: () => rollupBacklog((datapoints as DatapointEngine).store.columnar),
+    mergesRunning: () => mergesRunning((datapoints as DatapointEngine).store.columnar),
+    rawParts: () => rawParts((datapoints as DatapointEngine).store.columnar),
   });
   // PostgreSQL (its own processes: initdb, start) and the columnar store (chdb's threads)
   // open side by side, and the start waits for the longer of the two, not for their sum.

@@ -25,9 +25,7 @@ import { SlabPool } from '../memory/slab-pool.ts';
 import { MarkOrderGate } from './write/mark-order-gate.ts';
 import { MergeDeferral, type MergeDeferralOptions } from './write/merge-deferral.ts';
 import { MergeSettle, type MergeSettleOptions } from './write/merge-settle.ts';
-import { ACTIVE_PARTS_SQL } from './write/merge-deferral.sql.ts';
 import { foldDirtyRanges, type FoldOptions, type FoldReport } from './rollups/rollup-fold.ts';
-import { DIRTY_BACKLOG_SQL, MERGES_RUNNING_SQL } from './rollups/rollup-fold.sql.ts';
 import { ReadContextCache } from './read/read-context-cache.ts';
 import { ReadContextFollower } from './read/read-context-follow.ts';
 import type { TombstoneMark } from './read/read-context-index.ts';
@@ -286,24 +284,6 @@ export class DatapointStore {
 
   latest(tenant: string, series: readonly SeriesRef[]): Promise<LatestPoint[]> {
     return latest(this.columnar, tenant, series, this.contexts);
-  }
-
-  /** Dirty ranges the fold has not recomputed yet (0: every rollup and latest point is current). */
-  async rollupBacklog(): Promise<number> {
-    const [row] = await this.columnar.query<{ ranges: string }>(DIRTY_BACKLOG_SQL);
-    return Number(row?.ranges ?? 0);
-  }
-
-  /** Part merges the engine is running now (background work after a bulk load). */
-  async mergesRunning(): Promise<number> {
-    const [row] = await this.columnar.query<{ merges: string }>(MERGES_RUNNING_SQL);
-    return Number(row?.merges ?? 0);
-  }
-
-  /** Active parts of the raw tables (each raw read merges a series' rows across them). */
-  async rawParts(): Promise<number> {
-    const rows = await this.columnar.query<{ parts: string }>(ACTIVE_PARTS_SQL, { tables: FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable) });
-    return rows.reduce((sum, row) => sum + Number(row.parts), 0);
   }
 
   /** One round of background work now (tests force the fold with includeHot). */

@@ -15,7 +15,8 @@ import t from 'tap';
 import { openColumnarStore, type ColumnarStore } from '../../stores/columnar.ts';
 import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
 import { EventLoopTurns } from '../../scheduling/event-loop-turns.ts';
-import { insertPoints, sortBySortKey, type FamilyRows } from './datapoint-write.ts';
+import { insertPoints } from './datapoint-write.ts';
+import { sortBySortKey, type FamilyRows } from './family-rows.ts';
 import { PackedBatch } from './packed-batch.ts';
 import type { IngestBatch } from '../../ingest/ingest-log.ts';
 

@@ -20,6 +20,12 @@ export interface MergeDeferralOptions {
   deferMaxMs?: number;
 }
 
+/** Active parts of each of `tables` that has any. */
+export async function activeParts(store: ColumnarStore, tables: readonly string[]): Promise<Map<string, number>> {
+  const rows = await store.query<{ table: string; parts: string }>(ACTIVE_PARTS_SQL, { tables: [...tables] });
+  return new Map(rows.map((row) => [row.table, Number(row.parts)]));
+}
+
 export class MergeDeferral {
   private readonly stopped = new Set<string>();
   /** Start of the current bulk episode's deferral (first stop), ms. */
@@ -47,7 +53,7 @@ export class MergeDeferral {
    */
   async merging(settledParts: number): Promise<boolean> {
     if (this.stopped.size > 0) return false;
-    const parts = await this.activeParts();
+    const parts = await activeParts(this.store, this.tables);
     if (![...parts.values()].some((count) => count > settledParts)) return false;
     const [row] = await this.store.query<{ merges: string }>(TABLE_MERGES_SQL, { tables: [...this.tables] });
     return Number(row?.merges ?? 0) > 0;
@@ -103,7 +109,7 @@ export class MergeDeferral {
       await this.startAll();
       return;
     }
-    const parts = await this.activeParts();
+    const parts = await activeParts(this.store, this.tables);
     for (const table of this.tables) {
       const count = parts.get(table) ?? 0;
       if (this.stopped.has(table) && count > this.partsMax) await this.start(table);
@@ -113,11 +119,6 @@ export class MergeDeferral {
         this.deferringSinceMs ??= nowMs;
       }
     }
-  }
-
-  private async activeParts(): Promise<Map<string, number>> {
-    const rows = await this.store.query<{ table: string; parts: string }>(ACTIVE_PARTS_SQL, { tables: [...this.tables] });
-    return new Map(rows.map((row) => [row.table, Number(row.parts)]));
   }
 
   private async start(table: string): Promise<void> {

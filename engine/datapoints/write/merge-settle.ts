@@ -19,7 +19,8 @@ import type { Logger } from '../../log.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import { RAW_MERGE_SELECTOR_BASE } from '../tables/datapoint-tables.sql.ts';
 import type { IngestLoad } from './ingest-load.ts';
-import { ACTIVE_PARTS_SQL, TABLE_MERGES_SQL, startMergesSql } from './merge-deferral.sql.ts';
+import { activeParts } from './merge-deferral.ts';
+import { TABLE_MERGES_SQL, startMergesSql } from './merge-deferral.sql.ts';
 import { mergeSelectorBaseSql } from './merge-settle.sql.ts';
 
 /** The selector base of a settle: two parts of like size merge (the engine's default is 5). */
@@ -68,7 +69,7 @@ export class MergeSettle {
     if (!this.due(nowMs)) return 0;
     this.lastSettleMs = nowMs;
     const insertCount = (this.settledAtInsert = this.load.insertCount);
-    const before = await this.activeParts();
+    const before = await activeParts(this.store, this.tables);
     const tables = this.tables.filter((table) => (before.get(table) ?? 0) > 1);
     if (tables.length === 0) return 0;
     const lowered: string[] = [];
@@ -83,7 +84,7 @@ export class MergeSettle {
       let last = '';
       while (quietPolls < SETTLED_POLLS && this.load.insertCount === insertCount && !stopping() && performance.now() < deadline) {
         await pause(SETTLE_POLL_MS);
-        const parts = JSON.stringify([...(await this.activeParts())]);
+        const parts = JSON.stringify([...(await activeParts(this.store, this.tables))]);
         const [row] = await this.store.query<{ merges: string }>(TABLE_MERGES_SQL, { tables });
         quietPolls = Number(row?.merges ?? 0) === 0 && parts === last ? quietPolls + 1 : 0;
         last = parts;
@@ -91,15 +92,10 @@ export class MergeSettle {
     } finally {
       for (const table of lowered) await this.store.command(mergeSelectorBaseSql(table, RAW_MERGE_SELECTOR_BASE));
     }
-    const after = await this.activeParts();
+    const after = await activeParts(this.store, this.tables);
     let removed = 0;
     for (const table of tables) removed += (before.get(table) ?? 0) - (after.get(table) ?? 0);
     if (removed > 0) this.log.debug({ tables, before: Object.fromEntries(before), after: Object.fromEntries(after) }, 'raw parts settled after ingest went quiet');
     return removed;
-  }
-
-  private async activeParts(): Promise<Map<string, number>> {
-    const rows = await this.store.query<{ table: string; parts: string }>(ACTIVE_PARTS_SQL, { tables: [...this.tables] });
-    return new Map(rows.map((row) => [row.table, Number(row.parts)]));
   }
 }
