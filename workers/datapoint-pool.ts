@@ -141,11 +141,16 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
       const result: DatapointScanResult = { body: wire.body, scanned: scannedFromWire(wire.scanned, scratch) };
       if (wire.speculative && speculation) {
         const { picks, encoded } = wire.speculative;
-        result.speculative = {
-          valueTypes: Array.from(picks, (pick) => speculation.hints.valueTypes[pick] as ValueType),
-          seriesIds: Array.from(picks, (pick) => speculation.hints.seriesIds[pick] as number),
-          encoded: encodedFromWire(encoded, speculation.output),
-        };
+        // Plain loops: Array.from over a typed array with a map function steps an iterator, an
+        // object a pick, ~8% of what a gateway request allocated (heap sampling, bench/probe.ts gateway).
+        const valueTypes: ValueType[] = new Array(picks.length);
+        const seriesIds: number[] = new Array(picks.length);
+        for (let i = 0; i < picks.length; i++) {
+          const pick = picks[i] as number;
+          valueTypes[i] = speculation.hints.valueTypes[pick] as ValueType;
+          seriesIds[i] = speculation.hints.seriesIds[pick] as number;
+        }
+        result.speculative = { valueTypes, seriesIds, encoded: encodedFromWire(encoded, speculation.output) };
       }
       return result;
     },

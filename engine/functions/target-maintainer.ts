@@ -125,16 +125,31 @@ export class TargetMaintainer {
   /** The commit listener: marks the spans the batch changed. */
   committed(batch: CommittedBatch): void {
     if (this.closed) return;
-    const spans = batch.series.filter((s) => s.timestampMs.length > 0).map((s): ChangedSpan => ({
-      seriesId: s.seriesId, first: s.timestampMs[0] as number, last: s.timestampMs[s.timestampMs.length - 1] as number,
-    }));
-    this.markSpans(batch.tenant, spans);
+    // Every request a gateway sends passes here: its spans are kept as numbers (the batch's
+    // memory goes back once it is inserted) and made objects only when some function of the
+    // tenant may read them. As objects they were ~5% of all a gateway request allocated.
+    const { series } = batch;
+    const flat = new Float64Array(series.length * 3);
+    let n = 0;
+    for (const s of series) {
+      const length = s.timestampMs.length;
+      if (length === 0) continue;
+      flat[n++] = s.seriesId;
+      flat[n++] = s.timestampMs[0] as number;
+      flat[n++] = s.timestampMs[length - 1] as number;
+    }
+    if (n === 0) return;
+    this.markSpans(batch.tenant, () => {
+      const spans: ChangedSpan[] = [];
+      for (let at = 0; at < n; at += 3) spans.push({ seriesId: flat[at] as number, first: flat[at + 1] as number, last: flat[at + 2] as number });
+      return spans;
+    });
   }
 
   /** After points were deleted: marks the deleted ranges. */
   deleted(tenant: string, ranges: readonly DeleteRange[]): void {
     if (this.closed) return;
-    this.markSpans(tenant, ranges.map((r): ChangedSpan => ({
+    this.markSpans(tenant, () => ranges.map((r): ChangedSpan => ({
       seriesId: r.seriesId, first: r.inclusiveBeginMs ?? TIMESTAMP_MS_MIN, last: (r.exclusiveEndMs ?? TIMESTAMP_MS_MAX + 1) - 1,
     })));
   }
@@ -148,10 +163,13 @@ export class TargetMaintainer {
     while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  private markSpans(tenant: string, spans: readonly ChangedSpan[]): void {
-    if (spans.length === 0) return;
+  /** `changedSpans` is called only when the tenant has functions (the spans may be many). */
+  private markSpans(tenant: string, changedSpans: () => readonly ChangedSpan[]): void {
     const at = Date.now();
     this.index.of(tenant).then((targets) => {
+      if (!targets.unresolved && targets.byInput.size === 0) return;
+      const spans = changedSpans();
+      if (spans.length === 0) return;
       if (targets.unresolved) this.index.maybeNewInputs(tenant, spans.map((s) => s.seriesId));
       if (targets.byInput.size === 0) return;
       for (const span of spans) {

@@ -206,13 +206,19 @@ export class ReadBarriers {
   }
 }
 
-/** Drops append `index` from a series' list (inserts finish in about queue order: it is near the front). */
+/**
+ * Drops append `index` from a series' list (inserts finish in about queue order: it is near the
+ * front). Shifted in place: splice returns the removed entries as a new array, one per series
+ * of every inserted request (~5% of what a gateway request allocated, bench/probe.ts gateway).
+ */
 function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): void {
   const appends = bySeries.get(seriesId);
   if (!appends) return;
   for (let at = 0; at < appends.length; at += STRIDE) {
     if (appends[at] !== index) continue;
-    appends.splice(at, STRIDE);
+    // A plain loop: copyWithin boxes every double it moves (a new number each).
+    for (let k = at + STRIDE; k < appends.length; k++) appends[k - STRIDE] = appends[k] as number;
+    appends.length -= STRIDE;
     break;
   }
   if (appends.length === 0) bySeries.delete(seriesId);

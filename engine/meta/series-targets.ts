@@ -36,6 +36,18 @@ function toTarget(row: SeriesKeyRow): SeriesTarget {
 }
 
 /**
+ * The target of a row the directory holds, made once per row: a gateway request resolves ~100
+ * series, and a fresh object each was ~4% of all it allocated. A held row is never changed
+ * (a change replaces it), so neither is its target (frozen: it is shared by every request).
+ */
+const heldTargetOf = new WeakMap<SeriesKeyRow, SeriesTarget>();
+function targetOfHeld(row: SeriesKeyRow): SeriesTarget {
+  let target = heldTargetOf.get(row);
+  if (!target) heldTargetOf.set(row, (target = Object.freeze(toTarget(row))));
+  return target;
+}
+
+/**
  * Every identifier answered from the directory's memory by one map lookup each: the usual
  * request (a gateway writing the series it wrote a second ago). Undefined whenever anything
  * needs the identifier resolver's rules (a series not held, an identifier with neither key,
@@ -51,7 +63,7 @@ function heldTargets(directory: SeriesDirectory, access: Access, identifiers: re
     const row = identifier.id !== undefined ? held.byId.get(identifier.id) : identifier.externalId !== undefined ? held.byExternalId.get(identifier.externalId) : undefined;
     if (!row || !canRead(access, row.data_set_id)) return undefined;
     if (identifier.externalId !== undefined && row.external_id !== identifier.externalId) return undefined;
-    targets[i] = toTarget(row);
+    targets[i] = targetOfHeld(row);
   }
   return targets;
 }
