@@ -10,7 +10,6 @@ import { mergeSameSeries } from '../datapoints/write/merge-series.ts';
 import type { SeriesPoints } from '../datapoints/types.ts';
 import type { IngestLog } from './ingest-log.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
-import { identifierOf } from '../records/identifiers.ts';
 import type { SlabPool, Slab } from '../memory/slab-pool.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
 import { resolveSeriesTargets } from '../meta/series-targets.ts';
@@ -105,14 +104,16 @@ async function insertDatapointsAnnounced(
       { field: 'items', message: `at most ${pointsMax} data points per request`, value: scanned.pointCount, limit: pointsMax },
     ]);
   }
-  const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items.map(identifierOf), 'write');
+  // The scanned items themselves: only their id and externalId are read (no copy per item).
+  const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items, 'write');
   if (missing.length > 0 && options.missingSeries === 'reject') throw unknownSeriesError(missing, 'Nothing was inserted');
   await deps.guardWrites?.(access, targets.map((t) => t?.seriesId));
-  deps.targetHints.learn(access.tenant, scanned.items, targets);
   const valueTypes = targets.map((t) => t?.valueType ?? null);
   const seriesIds = targets.map((t) => t?.seriesId ?? null);
   // The guess stands only if every item resolved to exactly the series and valueType assumed.
   const guessRight = speculative !== undefined && valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]);
+  // A right guess came from hints that hold every item as resolved: nothing to learn.
+  if (!guessRight) deps.targetHints.learn(access.tenant, scanned.items, targets);
   let encoded = guessRight ? speculative.encoded : undefined;
   // The slab the encoded columns lie in: it goes to the ingest log with them (no copy there).
   let columns = guessRight ? guessed : undefined;

@@ -4,7 +4,8 @@
 // one inserted while an earlier one still runs.
 // Method: ReadBarriers alone (no store), three appends of one series over disjoint hours and a
 // fourth of another series; appends inserted front first, from the middle, and ahead of an
-// earlier running insert; throughIndex and queued() checked after each step.
+// earlier running insert, then a new append after all were in; throughIndex and queued()
+// checked after each step.
 import t from 'tap';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { ReadBarriers } from './read-barriers.ts';
@@ -62,4 +63,10 @@ t.test('appends inserted from the middle of a series\' list, then its front', as
   barriers.insertDone([{ batch: append(7, 2), index: 4 }], 5);
   t.equal(barriers.throughIndex(TENANT, [7], 5, undefined), undefined, 'all in: nothing to wait for');
   t.same(queuedHours(barriers), []);
+  t.equal(barriers.throughIndex(TENANT, undefined, 5), undefined, 'nothing of the tenant waits');
+  // The series' emptied list takes its next append.
+  barriers.added(append(7, 3), 6);
+  t.equal(barriers.throughIndex(TENANT, [7], 6, [hourWindow(3)]), 6);
+  t.equal(barriers.throughIndex(TENANT, undefined, 6), 6);
+  t.same(queuedHours(barriers), [3]);
 });

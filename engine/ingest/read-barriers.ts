@@ -23,8 +23,14 @@ const STRIDE = 4;
 interface UninsertedAppends {
   /** Queue index of the tenant's newest uninserted append. */
   newestIndex: number;
-  /** Series id to [index, firstMs, lastMs, position, index, ...], oldest first. */
+  /**
+   * Series id to [index, firstMs, lastMs, position, index, ...], oldest first. A list that
+   * empties stays for the series' next append (a new array per series per request was ~5% of
+   * what a gateway request allocated); the tenant's map goes once every list is empty.
+   */
   bySeries: Map<number, number[]>;
+  /** Series whose list holds an append. */
+  seriesWithAppends: number;
 }
 
 
@@ -102,7 +108,7 @@ export class ReadBarriers {
    */
   added(batch: PackedBatch, index: number): void {
     let uninserted = this.uninsertedByTenant.get(batch.tenant);
-    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, bySeries: new Map() }));
+    if (!uninserted) this.uninsertedByTenant.set(batch.tenant, (uninserted = { newestIndex: index, bySeries: new Map(), seriesWithAppends: 0 }));
     uninserted.newestIndex = index;
     this.held.set(index, batch);
     for (let position = 0; position < batch.seriesCount; position++) {
@@ -114,6 +120,7 @@ export class ReadBarriers {
       const seriesId = batch.seriesId(position);
       let appends = uninserted.bySeries.get(seriesId);
       if (!appends) uninserted.bySeries.set(seriesId, (appends = []));
+      if (appends.length === 0) uninserted.seriesWithAppends++;
       appends.push(index, times[first] as number, times[first + n - 1] as number, position);
     }
   }
@@ -189,11 +196,11 @@ export class ReadBarriers {
     const uninserted = this.uninsertedByTenant.get(batch.tenant);
     if (!uninserted) return;
     if (batch instanceof PackedBatch) {
-      for (let i = 0; i < batch.seriesCount; i++) forgetAppend(uninserted.bySeries, batch.seriesId(i), index);
+      for (let i = 0; i < batch.seriesCount; i++) if (forgetAppend(uninserted.bySeries, batch.seriesId(i), index)) uninserted.seriesWithAppends--;
     } else {
-      for (const series of batch.series) forgetAppend(uninserted.bySeries, series.seriesId, index);
+      for (const series of batch.series) if (forgetAppend(uninserted.bySeries, series.seriesId, index)) uninserted.seriesWithAppends--;
     }
-    if (uninserted.bySeries.size === 0) this.uninsertedByTenant.delete(batch.tenant);
+    if (uninserted.seriesWithAppends === 0) this.uninsertedByTenant.delete(batch.tenant);
   }
 
   /** Resolves the reads whose appends are all in: every append below `lowestUninsertedIndex` is. */
@@ -208,20 +215,20 @@ export class ReadBarriers {
 
 /**
  * Drops append `index` from a series' list (inserts finish in about queue order: it is near the
- * front). Shifted in place: splice returns the removed entries as a new array, one per series
+ * front); true when that emptied the list. Shifted in place: splice returns the removed entries as a new array, one per series
  * of every inserted request (~5% of what a gateway request allocated, bench/probe.ts gateway).
  */
-function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): void {
+function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): boolean {
   const appends = bySeries.get(seriesId);
-  if (!appends) return;
+  if (!appends) return false;
   for (let at = 0; at < appends.length; at += STRIDE) {
     if (appends[at] !== index) continue;
     // A plain loop: copyWithin boxes every double it moves (a new number each).
     for (let k = at + STRIDE; k < appends.length; k++) appends[k - STRIDE] = appends[k] as number;
     appends.length -= STRIDE;
-    break;
+    return appends.length === 0;
   }
-  if (appends.length === 0) bySeries.delete(seriesId);
+  return false;
 }
 
 /** The first index whose timestamp is at least ms (the timestamps ascend). */

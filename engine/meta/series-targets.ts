@@ -4,7 +4,7 @@
 import type { ValueType } from '../datapoints/types.ts';
 import type { Identifier } from '../errors.ts';
 import { assertCanWrite, canRead, type Access } from '../grants/access.ts';
-import { resolveIdentifiers } from '../records/identifiers.ts';
+import { identifierOf, resolveIdentifiers } from '../records/identifiers.ts';
 import type { SeriesDirectory, SeriesKeyRow } from './series-directory.ts';
 
 export interface SeriesTarget {
@@ -23,11 +23,16 @@ export interface ResolvedTargets {
   missing: { index: number; identifier: Identifier }[];
 }
 
-/** Resolves through the series directory (series-directory.ts): no PostgreSQL round trip for series it holds. */
-export async function resolveSeriesTargets(directory: SeriesDirectory, access: Access, identifiers: Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
+/**
+ * Resolves through the series directory (series-directory.ts): no PostgreSQL round trip for
+ * series it holds. `identifiers` may carry other fields (a scanned item's place in its body):
+ * only id and externalId are read, and only those reach an error or `missing`.
+ */
+export async function resolveSeriesTargets(directory: SeriesDirectory, access: Access, identifiers: readonly Identifier[], mode: 'read' | 'write'): Promise<ResolvedTargets> {
   const held = heldTargets(directory, access, identifiers);
-  const resolved = held ? { targets: held, missing: [] } : await resolveGenerally(directory, access, identifiers);
-  if (mode === 'write') assertCanWrite(access, resolved.targets.map((t) => t?.dataSetId), 'data points');
+  const resolved = held ? { targets: held, missing: [] } : await resolveGenerally(directory, access, identifiers.map(identifierOf));
+  // A caller that may write every data set needs no list of them (the ingest path: ~100 a request).
+  if (mode === 'write' && access.writable !== null) assertCanWrite(access, resolved.targets.map((t) => t?.dataSetId), 'data points');
   return resolved;
 }
 

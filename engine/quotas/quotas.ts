@@ -18,6 +18,18 @@ export function secondsUntilUtcMidnight(now: number): number {
   return Math.max(1, Math.ceil((DAY_MS - (now % DAY_MS)) / 1000));
 }
 
+/** The UTC day of `now`, YYYY-MM-DD (kept: every data point request asks for it twice). */
+let dayNumber = Number.NaN;
+let dayText = '';
+function utcDay(now: number): string {
+  const number = Math.floor(now / DAY_MS);
+  if (number !== dayNumber) {
+    dayText = new Date(number * DAY_MS).toISOString().slice(0, 10);
+    dayNumber = number;
+  }
+  return dayText;
+}
+
 /** Metrics charged on every data point request: charged in leases (quota-lease.ts). */
 const LEASED: ReadonlySet<DailyMetric> = new Set(['datapoints', 'ingestedBytes']);
 
@@ -30,7 +42,7 @@ export class Quotas {
   async chargeDaily(tenant: string, metric: DailyMetric, amount: number, now = Date.now()): Promise<void> {
     if (amount <= 0) return;
     const limit = settingsFor(this.config, tenant).dailyQuotas[metric];
-    const day = new Date(now).toISOString().slice(0, 10);
+    const day = utcDay(now);
     const refuse = () => new IngestQuotaError(metric, limit, secondsUntilUtcMidnight(now));
     if (amount > limit) throw refuse();
     const charge = async (units: number) => (await this.db.query(CHARGE_DAILY, [tenant, day, metric, units, limit])).rows.length > 0;
