@@ -215,8 +215,9 @@ export class ReadBarriers {
 
 /**
  * Drops append `index` from a series' list (inserts finish in about queue order: it is near the
- * front); true when that emptied the list. Shifted in place: splice returns the removed entries as a new array, one per series
- * of every inserted request (~5% of what a gateway request allocated, bench/probe.ts gateway).
+ * front); true when that emptied the list. Shifted in place: splice returns the removed entries
+ * as a new array, one per series of every inserted request (~5% of what a gateway request
+ * allocated, bench/probe.ts gateway).
  */
 function forgetAppend(bySeries: Map<number, number[]>, seriesId: number, index: number): boolean {
   const appends = bySeries.get(seriesId);
