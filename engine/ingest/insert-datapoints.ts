@@ -73,11 +73,11 @@ const HANDED_SLAB_OVERSIZE = 4;
 
 /**
  * Whether the encoded columns fill enough of their slab for the ingest log to hold it until
- * the insert. The speculative slab is sized for the densest body of its size (every point its
- * own item, 41 bytes a point of body): a 100,000-point bulk request's 1.6 MB of columns lay in
- * an 8 MiB slab, and the log held ~15 such requests before their insert (bench/probe.ts bulk
- * --arrow: 19 of them, 152 MiB on loan). Copied into a fitting slab (the log's ownedCopy: one
- * block copy) they take 2 MiB. A gateway request's 128 KiB slab is handed over as it is (no
+ * the insert. The speculative slab is sized for the densest body of its size (a point every 25
+ * bytes, each its own item: 41 bytes of slab for each): a 100,000-point bulk request's 1.6 MB
+ * of columns lay in an 8 MiB slab, and the log held up to 19 such requests before their insert
+ * (bench/probe.ts bulk --series 30 --arrow: 152 MiB on loan). Copied into a fitting slab (the
+ * log's ownedCopy: one block copy) they take 2 MiB. A gateway request's 128 KiB slab is handed over as it is (no
  * copy per small request), and so is the slab the encode sized for its columns (at most ~2.2
  * times their bytes).
  */
