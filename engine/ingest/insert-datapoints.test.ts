@@ -25,7 +25,7 @@ function encodedIn(slab: Slab, seriesCount: number, points: number, valueType: '
 }
 
 const pool = new SlabPool();
-/** A JSON body of `points` points in `series` items (~48.5 bytes a point, as the bench's bodies). */
+/** The bytes of a JSON body of `points` points (~48.5 bytes a point, as the bench's gateway bodies). */
 const bodyBytes = (points: number) => Math.round(points * 48.5);
 
 t.test('a bulk request: its columns fill a fifth of the speculative slab, and the log copies them', async (t) => {

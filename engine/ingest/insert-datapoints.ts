@@ -7,7 +7,7 @@ import type { FieldProblem } from '../errors.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
 import { mergeSameSeries } from '../datapoints/write/merge-series.ts';
-import type { SeriesPoints } from '../datapoints/types.ts';
+import { SERIES_VALUE_COLUMNS, seriesColumnAt, type SeriesPoints } from '../datapoints/types.ts';
 import type { IngestLog } from './ingest-log.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import type { SlabPool, Slab } from '../memory/slab-pool.ts';
@@ -77,13 +77,15 @@ const HANDED_SLAB_OVERSIZE = 4;
  * bytes, each its own item: 41 bytes of slab for each): a 100,000-point bulk request's 1.6 MB
  * of columns lay in an 8 MiB slab, and the log held up to 19 such requests before their insert
  * (bench/probe.ts bulk --series 30 --arrow: 152 MiB on loan). Copied into a fitting slab (the
- * log's ownedCopy: one block copy) they take 2 MiB. A gateway request's 128 KiB slab is handed over as it is (no
- * copy per small request), and so is the slab the encode sized for its columns (at most ~2.2
- * times their bytes).
+ * log's ownedCopy: one block copy) they take 2 MiB. A gateway request's 128 KiB slab is handed
+ * over as it is (no copy per small request), and so is the slab the encode sized for its
+ * columns (at most ~2.2 times their bytes).
  */
 export function fitsItsColumns(slab: Slab, series: readonly SeriesPoints[]): boolean {
   let bytes = 0;
-  for (const s of series) bytes += s.timestampMs.byteLength * 2 + (s.isText?.byteLength ?? 0);
+  for (const s of series) {
+    for (let c = 0; c <= SERIES_VALUE_COLUMNS.length; c++) bytes += seriesColumnAt(s, c)?.byteLength ?? 0;
+  }
   return slab.buffer.byteLength < HANDED_SLAB_OVERSIZE * bytes || slab.buffer.byteLength - bytes <= HANDED_SLAB_SLACK_BYTES_MAX;
 }
 
