@@ -36,6 +36,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient, parseJson } from './http-client.ts';
 import { bulkLoad, report, reportStoreMetrics, storeMetrics, waitForFold } from './probe-load.ts';
 import { egressPhase, newestPhase } from './probe-pages.ts';
@@ -52,6 +53,8 @@ import { SPEC_DEFAULT_SERVICE_CONFIG, startService, type RunningService } from '
 import { DATAPOINT_SIZES, Workload } from './workload.ts';
 
 const HOUR_MS = 3_600_000;
+/** When the bulk probe looks at what the load left resident, ms after its last acknowledgement. */
+const SETTLED_AFTER_LOAD_MS = 12_000;
 
 type Phase = 'v1' | 'v2' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
 const PHASES: readonly Phase[] = ['v1', 'v2', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
@@ -268,6 +271,10 @@ async function bulkPhase(service: RunningService, http: HttpClient, opts: ProbeO
   for (const line of sampler.topMappings) console.log(`    ${line}`);
   console.log(`  sampled maxima: group commit queue ${sampler.queuedPointsMax} points, ingest memory on loan ${mib(sampler.onLoanBytesMax)}`);
   console.log(`  VmHWM after the catch-up (${((performance.now() - catchUpFrom) / 1000).toFixed(1)} s): ${mib(hwmAfterCatchUp)}`);
+  // What stays once the ingest path's pool has let its idle slabs go (5 s unused, looked at every 2.5 s).
+  await sleep(Math.max(0, catchUpFrom + SETTLED_AFTER_LOAD_MS - performance.now()));
+  const settled = readSmapsRollup(service.mainPid);
+  console.log(`resident ${SETTLED_AFTER_LOAD_MS / 1000} s after the load: RSS ${mib(settled.rssBytes)} (anonymous ${mib(settled.anonBytes)}, file-backed ${mib(settled.fileBytes)})`);
   await inspector.close();
   await reportDisk(service, workload.pointCount);
 }

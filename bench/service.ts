@@ -64,7 +64,9 @@ export async function startService(opts: { logDir: string; port?: number; env?: 
   const logFile = path.join(opts.logDir, `service-${Date.now()}.log`);
   const log = createWriteStream(logFile);
   buildService();
-  const child = spawn(process.execPath, [MAIN_COMPILED], {
+  // BENCH_SERVICE_NODE_ARGS: node flags for the service alone (--trace-gc, say, which NODE_OPTIONS refuses).
+  const nodeArgs = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, MAIN_COMPILED], {
     cwd: REPO_ROOT,
     env: {
       ...process.env, PORT: String(opts.port ?? 0), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret,

@@ -23,6 +23,7 @@ import { KafkaIngestLog } from '../ingest/kafka-log.ts';
 import { TargetHints } from '../ingest/target-hints.ts';
 import { replayIngestWal } from '../ingest/wal-replay.ts';
 import { logger } from '../log.ts';
+import { collectFully } from '../memory/full-collection.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import type { Metrics } from '../metrics.ts';
 import { latestDatapoints, type LatestDatapointsOptions, type LatestDatapointsRequest } from './read/latest-datapoints.ts';
@@ -38,6 +39,21 @@ const SLAB_IDLE_MS = 5_000;
 
 /** Shared memory the ingest path keeps for reuse, at most (more is allocated and dropped). */
 export const INGEST_MEMORY_BYTES_MAX = 512 * 1024 * 1024;
+
+/**
+ * Dropped slabs of at least this many bytes are worth a full collection: their memory returns
+ * only then (full-collection.ts). A gateway's small slabs are not: V8 collects them in its own time.
+ */
+export const TRIM_COLLECT_BYTES_MIN = 32 * 1024 * 1024;
+
+function collectAfterTrim(bytesDropped: number): void {
+  if (bytesDropped < TRIM_COLLECT_BYTES_MIN) return;
+  const startedMs = performance.now();
+  collectFully().then(
+    () => log.debug({ bytesDropped, ms: Math.round(performance.now() - startedMs) }, 'full collection after the slab pool let memory go'),
+    (error: unknown) => log.warn({ err: error }, 'full collection after the slab pool let memory go failed'),
+  );
+}
 
 /** Where the embedded ingest log keeps its write-ahead segments, under DATA_DIR. */
 export const INGEST_WAL_DIR = 'ingest-wal';
@@ -120,8 +136,9 @@ export interface DatapointStorage {
 export async function openDatapointStorage(config: Readonly<ServiceConfig>): Promise<DatapointStorage> {
   // One pool of shared memory for the whole ingest path: bodies, parsed columns, the log's
   // copies and the insert's columns (slab-pool.ts). A slab free for 5 s is let go: a load
-  // reuses its slabs within milliseconds, and a burst's memory is not held after it.
-  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX, idleMs: SLAB_IDLE_MS });
+  // reuses its slabs within milliseconds, and a burst's memory is not held after it (a full
+  // collection returns it: collectAfterTrim).
+  const slabs = new SlabPool({ bytesMax: INGEST_MEMORY_BYTES_MAX, idleMs: SLAB_IDLE_MS, onTrimmed: collectAfterTrim });
   let store: DatapointStore | undefined;
   let ingestLog: IngestLog;
   let ingester: Ingester | undefined;

@@ -1,8 +1,8 @@
 // Goal: SlabPool hands out SharedArrayBuffers by power-of-two size class from bytesMin, reuses
 // a released slab only for its own class, stays within bytesMax (past it: unpooled slabs of
 // exactly the size asked for, counted and never pooled), refuses a second release and a bad
-// size. Method: small pools (1 KiB classes, a few KiB bound) driven through each case,
-// checking buffer identity and stats().
+// size, and tells its owner what its idle trims let go. Method: small pools (1 KiB classes, a
+// few KiB bound) driven through each case, checking buffer identity and stats().
 import t from 'tap';
 import { SlabPool } from './slab-pool.ts';
 
@@ -175,4 +175,18 @@ t.test('with idleMs the pool trims itself; stop() ends it', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 80));
   t.equal(pool.stats().pooledBytes, 0, 'dropped by its own timer');
   t.throws(() => new SlabPool({ idleMs: 1 }), /idleMs/);
+});
+
+t.test('onTrimmed hears of each timer trim that dropped slabs, with their bytes, and of no other', async (t) => {
+  const heard: number[] = [];
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB, idleMs: 20, onTrimmed: (bytes) => heard.push(bytes) });
+  t.teardown(() => pool.stop());
+  const kept = pool.acquire(4 * KIB); // on loan throughout: never dropped
+  pool.acquire(KIB).release();
+  pool.acquire(2 * KIB).release();
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  t.same(heard, [3 * KIB], 'one trim, both free slabs');
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  t.same(heard, [3 * KIB], 'ticks that dropped nothing are not reported');
+  kept.release();
 });

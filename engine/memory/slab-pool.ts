@@ -6,7 +6,8 @@
 // Bounded (STYLE §5): past bytesMax, acquire hands out unpooled slabs that are simply dropped.
 // A slab left free for idleMs is dropped too (trimIdle), so a burst's memory (162 MiB after a
 // 2M-point bulk load, bench/probe.ts bulk) is not held for good once the load has stopped; a
-// steady load reuses its slabs long before that.
+// steady load reuses its slabs long before that. What the pool drops is freed at V8's next full
+// collection (in every thread that held it); onTrimmed is where the owner may ask for one.
 
 /** A slab on loan: `buffer` holds at least the bytes asked for; release it exactly once. */
 export interface Slab {
@@ -21,6 +22,8 @@ export interface SlabPoolOptions {
   bytesMin?: number;
   /** With it, free slabs unused for this long are dropped, checked every idleMs / 2 (an unref'd timer; stop() ends it). */
   idleMs?: number;
+  /** Called after the timer's trim dropped slabs, with their bytes (the memory returns once V8 collects them). */
+  onTrimmed?: (bytesDropped: number) => void;
 }
 
 export interface SlabPoolStats {
@@ -56,7 +59,11 @@ export class SlabPool {
     const idleMs = options.idleMs;
     if (idleMs !== undefined) {
       if (!Number.isSafeInteger(idleMs) || idleMs < 2) throw new RangeError(`idleMs must be an integer >= 2, got ${idleMs}`);
-      this.trimTimer = setInterval(() => this.trimIdle(idleMs), Math.floor(idleMs / 2));
+      const onTrimmed = options.onTrimmed;
+      this.trimTimer = setInterval(() => {
+        const dropped = this.trimIdle(idleMs);
+        if (dropped > 0) onTrimmed?.(dropped);
+      }, Math.floor(idleMs / 2));
       this.trimTimer.unref();
     }
   }
