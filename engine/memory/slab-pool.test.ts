@@ -1,12 +1,14 @@
-// Goal: SlabPool hands out SharedArrayBuffers by power-of-two size class from bytesMin, reuses
-// a released slab only for its own class, stays within bytesMax (past it: unpooled slabs of
+// Goal: SlabPool hands out SharedArrayBuffers by power-of-two size class from bytesMin (finer
+// above FINE_CLASSES_FROM), reuses a released slab for its own class or for one up to half its
+// size when that class has none free, stays within bytesMax (past it: unpooled slabs of
 // exactly the size asked for, counted and never pooled), refuses a second release and a bad
 // size, and tells its owner what its idle trims let go. Method: small pools (1 KiB classes, a
 // few KiB bound) driven through each case, checking buffer identity and stats().
 import t from 'tap';
-import { SlabPool } from './slab-pool.ts';
+import { FINE_CLASSES_FROM, SlabPool } from './slab-pool.ts';
 
 const KIB = 1024;
+const MIB = 1024 * KIB;
 
 t.test('size classes: powers of two from bytesMin', async (t) => {
   const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
@@ -25,7 +27,7 @@ t.test('defaults: 64 KiB smallest class', async (t) => {
   t.equal(new SlabPool().acquire(1).buffer.byteLength, 64 * KIB);
 });
 
-t.test('a released slab is reused for its class only', async (t) => {
+t.test('a released slab is reused for its class, never for a larger one', async (t) => {
   const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
   const first = pool.acquire(100);
   const firstBuffer = first.buffer;
@@ -189,4 +191,38 @@ t.test('onTrimmed hears of each timer trim that dropped slabs, with their bytes,
   await new Promise((resolve) => setTimeout(resolve, 40));
   t.same(heard, [3 * KIB], 'ticks that dropped nothing are not reported');
   kept.release();
+});
+
+t.test('above FINE_CLASSES_FROM classes step by a quarter of the power of two below', async (t) => {
+  const pool = new SlabPool({ bytesMax: 1024 * MIB });
+  const size = (bytes: number) => pool.acquire(bytes).buffer.byteLength;
+  t.equal(size(FINE_CLASSES_FROM), 8 * MIB, 'up to it: powers of two');
+  t.equal(size(8 * MIB + 1), 10 * MIB, 'just above: 10 MiB, not 16');
+  t.equal(size(11_100_000), 12 * MIB);
+  t.equal(size(17_600_000), 20 * MIB, 'a commit of 475,000 points: 20 MiB, not 32');
+  t.equal(size(74_000_000), 80 * MIB, 'a commit of 2,000,000 points (37 bytes each): 80 MiB, not 128');
+  t.equal(size(64 * MIB), 64 * MIB, 'a power of two is its own class');
+  t.equal(size(100 * MIB + 1), 112 * MIB);
+  t.equal(new SlabPool({ bytesMin: 16 * MIB }).acquire(1).buffer.byteLength, 16 * MIB, 'never below bytesMin');
+});
+
+t.test('a class with no free slab takes the smallest free one up to twice its size', async (t) => {
+  const pool = new SlabPool({ bytesMin: KIB, bytesMax: 64 * KIB });
+  const two = pool.acquire(2 * KIB);
+  const four = pool.acquire(4 * KIB);
+  const eight = pool.acquire(8 * KIB);
+  two.release();
+  four.release();
+  eight.release();
+  t.equal(pool.acquire(KIB).buffer, two.buffer, '1 KiB takes the free 2 KiB slab');
+  t.not(pool.acquire(KIB).buffer, four.buffer, 'but not one of 4 KiB: a new 1 KiB slab');
+  t.equal(pool.acquire(3 * KIB).buffer, four.buffer, 'its own class first');
+  t.equal(pool.acquire(4 * KIB).buffer, eight.buffer, '4 KiB, none free of its own, takes 8 KiB');
+  t.match(pool.stats(), { pooledBytes: (2 + 4 + 8 + 1) * KIB }, 'one new slab in all');
+  const borrowed = pool.acquire(16 * KIB);
+  borrowed.release();
+  const small = pool.acquire(9 * KIB); // class 16 KiB: its own
+  t.equal(small.buffer, borrowed.buffer);
+  small.release();
+  t.equal(pool.acquire(16 * KIB).buffer, borrowed.buffer, 'a borrowed slab goes back to its own class');
 });
