@@ -1,8 +1,9 @@
 // Goal: collectFully returns the memory of shared buffers nothing references any more, though
-// they had reached V8's old generation (where the slab pool's dropped slabs are), and calls made
-// while one collection runs share it. Method: a 64 MiB SharedArrayBuffer kept through one full
-// collection (so it is old), then dropped; process.memoryUsage().arrayBuffers before and after
-// the next one.
+// they had reached V8's old generation (where the slab pool's dropped slabs are), calls made
+// while one collection runs share it, and later contexts do not see `gc`. Method: a 64 MiB
+// SharedArrayBuffer kept through one full collection (so it is old), then dropped;
+// process.memoryUsage().arrayBuffers before and after the next one.
+import vm from 'node:vm';
 import t from 'tap';
 import { collectFully } from './full-collection.ts';
 
@@ -17,7 +18,13 @@ t.test('a dropped old shared buffer is freed by the next full collection', async
   held = undefined;
   await collectFully();
   const after = process.memoryUsage().arrayBuffers;
-  t.ok(withIt - after >= 64 * MIB, `array buffers ${(withIt / MIB).toFixed(0)} -> ${(after / MIB).toFixed(0)} MiB`);
+  // 60 of the 64 MiB: the test runner's own buffers come and go meanwhile.
+  t.ok(withIt - after >= 60 * MIB, `array buffers ${(withIt / MIB).toFixed(0)} -> ${(after / MIB).toFixed(0)} MiB`);
+});
+
+t.test('no context made afterwards gets gc', async (t) => {
+  await collectFully();
+  t.equal(vm.runInNewContext('typeof gc'), 'undefined');
 });
 
 t.test('calls while a collection runs share it', async (t) => {

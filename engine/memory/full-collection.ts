@@ -15,12 +15,17 @@ let running: Promise<void> | undefined;
 
 /**
  * V8's `gc` of --expose-gc, without starting the process with the flag (CONTRACT.md fixes the
- * start): the flag set now applies to contexts made from now on, so a new context holds it.
+ * start): a flag set now applies to contexts made from now on, so one new context gets `gc`,
+ * and the flag is cleared again at once (no later context, nor a worker's, gets it).
  */
 function gcOfV8(): GcFunction {
   if (!gcFunction) {
     v8.setFlagsFromString('--expose-gc');
-    gcFunction = vm.runInNewContext('gc') as GcFunction;
+    try {
+      gcFunction = vm.runInNewContext('gc') as GcFunction;
+    } finally {
+      v8.setFlagsFromString('--no-expose-gc');
+    }
   }
   return gcFunction;
 }
