@@ -44,7 +44,7 @@ export const INGEST_MEMORY_BYTES_MAX = 512 * 1024 * 1024;
  * Dropped slabs of at least this many bytes are worth a full collection: their memory returns
  * only then (full-collection.ts). A gateway's small slabs are not: V8 collects them in its own time.
  */
-export const TRIM_COLLECT_BYTES_MIN = 32 * 1024 * 1024;
+const TRIM_COLLECT_BYTES_MIN = 32 * 1024 * 1024;
 
 function collectAfterTrim(bytesDropped: number): void {
   if (bytesDropped < TRIM_COLLECT_BYTES_MIN) return;

@@ -214,15 +214,16 @@ t.test('a class with no free slab takes the smallest free one up to twice its si
   two.release();
   four.release();
   eight.release();
-  t.equal(pool.acquire(KIB).buffer, two.buffer, '1 KiB takes the free 2 KiB slab');
-  t.not(pool.acquire(KIB).buffer, four.buffer, 'but not one of 4 KiB: a new 1 KiB slab');
+  const borrowed = pool.acquire(KIB);
+  t.equal(borrowed.buffer, two.buffer, '1 KiB takes the free 2 KiB slab');
+  const small = pool.acquire(KIB);
+  t.not(small.buffer, four.buffer, 'but not one of 4 KiB: a new 1 KiB slab');
+  t.equal(small.buffer.byteLength, KIB);
   t.equal(pool.acquire(3 * KIB).buffer, four.buffer, 'its own class first');
   t.equal(pool.acquire(4 * KIB).buffer, eight.buffer, '4 KiB, none free of its own, takes 8 KiB');
   t.match(pool.stats(), { pooledBytes: (2 + 4 + 8 + 1) * KIB }, 'one new slab in all');
-  const borrowed = pool.acquire(16 * KIB);
   borrowed.release();
-  const small = pool.acquire(9 * KIB); // class 16 KiB: its own
-  t.equal(small.buffer, borrowed.buffer);
   small.release();
-  t.equal(pool.acquire(16 * KIB).buffer, borrowed.buffer, 'a borrowed slab goes back to its own class');
+  t.equal(pool.acquire(2 * KIB).buffer, two.buffer, 'a borrowed slab goes back to its own class');
+  t.equal(pool.acquire(KIB).buffer, small.buffer, 'and the 1 KiB class gets its own back');
 });
