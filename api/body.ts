@@ -12,6 +12,7 @@ import { RequestTooLargeError } from '../engine/errors.ts';
 import type { Logger } from '../engine/log.ts';
 import type { Slab, SlabPool } from '../engine/memory/slab-pool.ts';
 import { guardUws } from './uws-guard.ts';
+import type { ClientGone } from './client-gone.ts';
 
 /**
  * Most body bytes read and dropped after an early answer, counted from that answer. Past it
@@ -65,7 +66,7 @@ export interface ReadBodyOptions {
   /** Read into a slab of this pool's shared memory (needs a Content-Length). */
   pool?: SlabPool;
   /** The response's onAborted, as a signal. */
-  clientGone: AbortSignal;
+  clientGone: ClientGone;
   log: Logger;
 }
 
@@ -79,7 +80,7 @@ export function readBody(res: HttpResponse, options: ReadBodyOptions): BodyReade
 }
 
 /** For a request whose body nobody wants (a GET, an unknown route): dropped as it arrives. */
-export function discardBody(res: HttpResponse, clientGone: AbortSignal, log: Logger): BodyReader {
+export function discardBody(res: HttpResponse, clientGone: ClientGone, log: Logger): BodyReader {
   return new BodyRead(res, { contentLength: undefined, bodyBytesMax: 0, clientGone, log }, true);
 }
 
@@ -104,7 +105,7 @@ class BodyRead implements BodyReader {
     });
     this.body.catch(() => undefined); // whoever answers early may never look at the body
     const { contentLength, bodyBytesMax, pool, clientGone, log } = options;
-    clientGone.addEventListener('abort', () => this.gone(), { once: true });
+    clientGone.onLeave(() => this.gone());
     res.onData(guardUws(log, 'request body onData', (chunk: ArrayBuffer, isLast: boolean) => this.take(chunk, isLast),
       (error) => this.stopKeeping(new Error('reading the request body failed', { cause: error }))));
     if (clientGone.aborted) this.gone();

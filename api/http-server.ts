@@ -15,6 +15,7 @@ import type { Access } from '../engine/grants/access.ts';
 import type { Caller } from '../engine/grants/claims.ts';
 import { AuthError, type Authenticator } from './auth.ts';
 import { ClientGoneError, discardBody, readBody, type BodyReader } from './body.ts';
+import { ClientGone } from './client-gone.ts';
 import { answer, send, type ResponseState } from './http-answer.ts';
 import { assertJsonContentType, assertUtf8, isJsonContentType, mayHoldNul, parseJsonBody } from './json-body.ts';
 import { ARROW_STREAM_MEDIA_TYPE, isArrowStreamContentType } from './arrow-media.ts';
@@ -124,12 +125,12 @@ function bodyOf(route: Route, validate: Validator | undefined, rawBody: Uint8Arr
  * Marks the response aborted when the client leaves (uWS then forbids touching `res`) and
  * signals whoever still reads the body. Must be attached before the handler returns.
  */
-function watchAbort(res: HttpResponse, log: Logger): { state: ResponseState; clientGone: AbortController } {
+function watchAbort(res: HttpResponse, log: Logger): { state: ResponseState; clientGone: ClientGone } {
   const state: ResponseState = { aborted: false };
-  const clientGone = new AbortController();
+  const clientGone = new ClientGone();
   res.onAborted(guardUws(log, 'onAborted', () => {
     state.aborted = true;
-    clientGone.abort();
+    clientGone.leave();
   }));
   return { state, clientGone };
 }
@@ -198,7 +199,7 @@ interface Exchange {
   head: RequestHead;
   res: HttpResponse;
   state: ResponseState;
-  clientGone: AbortController;
+  clientGone: ClientGone;
   reader: BodyReader | undefined;
   bodyStream: RequestBodyStream | undefined;
   tenant?: string;
@@ -211,7 +212,7 @@ interface Exchange {
  * reads (a GET with one) is dropped as it arrives, so an answer given first can wait for it
  * instead of closing under the client (http-answer.ts).
  */
-function takeInBody(mounted: MountedRoute, res: HttpResponse, head: RequestHead, clientGone: AbortSignal, log: Logger): Pick<Exchange, 'reader' | 'bodyStream'> {
+function takeInBody(mounted: MountedRoute, res: HttpResponse, head: RequestHead, clientGone: ClientGone, log: Logger): Pick<Exchange, 'reader' | 'bodyStream'> {
   const { route, takesBody, bodyBytesMax } = mounted;
   const bodyStream = route.streamBody ? new RequestBodyStream(res, clientGone, log, head.contentLength) : undefined;
   const reader = takesBody
@@ -229,7 +230,7 @@ function reply(x: Exchange, deps: HttpDeps, given: Reply | ErrorReply, closeConn
   const unread = x.bodyStream?.detach() ?? false;
   if (isStreamedReply(answerWith)) {
     void sendStreamedReply(res, answerWith, {
-      requestId: head.requestId, clientGone: x.clientGone.signal, log: deps.log,
+      requestId: head.requestId, clientGone: x.clientGone, log: deps.log,
       answerError: (error) => send(res, state, inForm(toErrorReply(error, deps.errorsBase)), head.requestId, true),
     });
   } else answer(res, state, answerWith, head.requestId, unread ? x.bodyStream?.lingering() : x.reader, deps.log, closeConnection);
@@ -355,7 +356,7 @@ export function mountRoutes(app: TemplatedApp, routes: Route[], deps: HttpDeps):
       // Everything from req is read before the first await.
       const { state, clientGone } = watchAbort(res, deps.log);
       const head = readRequestHead(mounted, req);
-      const x: Exchange = { mounted, head, res, state, clientGone, ...takeInBody(mounted, res, head, clientGone.signal, deps.log) };
+      const x: Exchange = { mounted, head, res, state, clientGone, ...takeInBody(mounted, res, head, clientGone, deps.log) };
       serveRequest(x, deps, limiter).catch((error: unknown) => answerFailure(x, deps, error)).catch((error: unknown) => {
         deps.log.error({ err: error, requestId: head.requestId, route: route.path }, 'answering a failed request failed');
       }).finally(() => x.reader?.body.then((read) => read.release?.(), () => undefined));
@@ -378,7 +379,7 @@ function answerNoRoute(log: Logger): (res: HttpResponse, req: HttpRequest) => vo
     const { state, clientGone } = watchAbort(res, log);
     const requestId = requestIdOf(req);
     const path = req.getUrl();
-    const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone.signal, log) : undefined;
+    const reader = hasBody(req, contentLengthOf(req.getHeader('content-length'))) ? discardBody(res, clientGone, log) : undefined;
     const notFound = { status: 404, body: { error: { type: 'NotFoundError', code: 404, message: `No route ${req.getMethod().toUpperCase()} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` } } };
     // Under CDF's prefix, CDF's error form (its SDKs read nothing else).
     answer(res, state, path.startsWith(CDF_PREFIX) ? cdfErrorReply(notFound) : notFound, requestId, reader, log);

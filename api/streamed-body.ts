@@ -9,6 +9,7 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../engine/log.ts';
 import { ClientGoneError, LINGER_BYTES_MAX, LINGER_MS_MAX, type BodyReader, type LingerOutcome } from './body.ts';
+import type { ClientGone } from './client-gone.ts';
 import { guardUws } from './uws-guard.ts';
 
 /**
@@ -76,11 +77,11 @@ export class RequestBodyStream implements AsyncIterable<Uint8Array> {
    * attached, so this must run before the request handler's first await.
    * @param contentLength the announced length in bytes; absent with chunked encoding.
    */
-  constructor(private readonly res: HttpResponse, clientGone: AbortSignal, log: Logger, readonly contentLength?: number) {
-    clientGone.addEventListener('abort', () => {
+  constructor(private readonly res: HttpResponse, clientGone: ClientGone, log: Logger, readonly contentLength?: number) {
+    clientGone.onLeave(() => {
       this.fail(new ClientGoneError());
       this.endLinger('gone');
-    }, { once: true });
+    });
     res.onData(guardUws(log, 'streamed body onData', (chunk: ArrayBuffer, isLast: boolean) => this.take(chunk, isLast),
       (error) => this.fail(new Error('reading the request body failed', { cause: error }))));
   }

@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../engine/log.ts';
+import type { ClientGone } from './client-gone.ts';
 import type { Reply } from './route.ts';
 import { guardUws } from './uws-guard.ts';
 
@@ -52,7 +53,7 @@ export type StreamedReplyOutcome = 'complete' | 'client-gone' | 'failed';
 export interface StreamedReplyDeps {
   requestId: string;
   /** Aborted by the response's onAborted (mountRoutes owns that handler). */
-  clientGone: AbortSignal;
+  clientGone: ClientGone;
   log: Logger;
   /** Answers an error when the source fails before any byte was sent (status still open). */
   answerError(error: unknown): void;
@@ -72,7 +73,7 @@ export async function sendStreamedReply(res: HttpResponse, reply: Reply & { body
     stopSource();
     return 'client-gone';
   }
-  deps.clientGone.addEventListener('abort', stopSource, { once: true });
+  const stopListening = deps.clientGone.onLeave(stopSource);
   try {
     for (;;) {
       const next = await iterator.next();
@@ -97,7 +98,7 @@ export async function sendStreamedReply(res: HttpResponse, reply: Reply & { body
     else if (!writer.finished) res.close(); // cannot change the status any more: cut the body short
     return 'failed';
   } finally {
-    deps.clientGone.removeEventListener('abort', stopSource);
+    stopListening();
   }
 }
 
@@ -132,7 +133,7 @@ class ResponseWriter {
       guarded(offset);
       return sent;
     });
-    deps.clientGone.addEventListener('abort', () => this.release(), { once: true });
+    deps.clientGone.onLeave(() => this.release());
   }
 
   async write(reply: Reply, chunk: Uint8Array): Promise<void> {
