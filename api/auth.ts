@@ -29,7 +29,7 @@ export interface AuthenticatorOptions {
 /**
  * The callers of tokens verified lately, by the token's text, each until the token expires and
  * at most VERIFIED_TOKEN_TTL_MS; the oldest goes first when full. fast-jwt's own cache keys a
- * token by its SHA-256 instead, which took 46 us a request on this 2-core VM (3% of the event
+ * token by its SHA-256 instead, which took 46 us a request on the bench's 2-core VM (3% of the event
  * loop under the paced gateway ingest, bench/probe.ts gateway --profile): a string key costs
  * a map lookup. Its callers are frozen, since every request with the token shares one.
  */
