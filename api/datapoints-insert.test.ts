@@ -338,6 +338,51 @@ t.test('data set grants: unreadable is missing (404), readable but not writable 
   assertErrorBody(t, readList, { status: 404 }, 'reading an unreadable series');
 });
 
+t.test('hints taken as resolved: grants, an item naming two series, and a renamed series still answer as resolved ones', async (t) => {
+  // After a few requests the handler takes what it learned of the tenant's series as the
+  // resolution itself (target-hints.ts, series-targets.ts hintedTargets). Each case below is
+  // one that must leave that path: the caller's grants, an id and an externalId that disagree,
+  // a key changed since the hints were learned.
+  const { org, token } = tenant();
+  const dataSet = async (externalId: string) => (await srv.request('POST', '/datasets/create', { token, body: { items: [{ externalId, name: externalId }] } })).body.items[0].id as number;
+  const dsA = await dataSet('ds-a');
+  const dsB = await dataSet('ds-b');
+  const ids = await createSeries(srv, token, [
+    { externalId: 'in-a', valueType: 'FLOAT', dataSetId: dsA }, { externalId: 'in-b', valueType: 'FLOAT', dataSetId: dsB }, { externalId: 'open', valueType: 'FLOAT' },
+  ]);
+  const all = ['in-a', 'in-b', 'open'];
+  for (let round = 0; round < 3; round++) {
+    const warm = await call(t, 'POST', '/timeseries/data', { token, body: { items: all.map((externalId) => ({ externalId, datapoints: pts(1, () => 1, T0 + round) })) } });
+    t.equal(warm.status, 204, `round ${round}: the hints learned`);
+  }
+  const readA = srv.token({ org, read: [dsA] });
+  const writeB = srv.token({ org, write: ['ds-b'] });
+  const forbidden = await call(t, 'POST', '/timeseries/data', { token: readA, body: { items: [{ externalId: 'open', datapoints: pts(1) }, { externalId: 'in-a', datapoints: pts(1) }] } });
+  assertErrorBody(t, forbidden, { status: 403 }, 'readable, not writable');
+  const unreadable = await call(t, 'POST', '/timeseries/data', { token: writeB, body: { items: [{ externalId: 'in-b', datapoints: pts(1, () => 7, T0 + 10) }, { externalId: 'in-a', datapoints: pts(1, () => 7, T0 + 10) }] } });
+  assertErrorBody(t, unreadable, { status: 404 }, 'unreadable series');
+  t.strictSame(unreadable.body.error.missing, [{ externalId: 'in-a' }], 'the unreadable series is listed as missing');
+  t.strictSame((await readAllPoints(t, call, token, { externalId: 'in-a' })).length, 3, 'nothing in the unreadable one');
+  t.strictSame((await readAllPoints(t, call, token, { externalId: 'in-b' })).at(-1), { timestamp: T0 + 10, value: '7' }, 'the writable item was inserted');
+
+  // The 404 above taught that in-a is missing (for that caller): learned again, in-a by its id.
+  for (let round = 3; round < 6; round++) {
+    const items = [{ id: ids['in-a'] }, { externalId: 'in-b' }, { externalId: 'open' }].map((item) => ({ ...item, datapoints: pts(1, () => 1, T0 + round) }));
+    t.equal((await call(t, 'POST', '/timeseries/data', { token, body: { items } })).status, 204, `round ${round}: the hints learned`);
+  }
+  const both = await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ id: ids['in-a'], externalId: 'open', datapoints: pts(1, () => 5, T0 + 30) }] } });
+  assertErrorBody(t, both, { status: 400, fields: ['items.0'] }, 'an id and an externalId naming two hinted series');
+  t.strictSame((await readAllPoints(t, call, token, { externalId: 'in-a' })).length, 6, 'nothing written');
+
+  const renamed = await call(t, 'POST', '/timeseries/update', { token, body: { items: [{ externalId: 'open', update: { externalId: { set: 'opened' } } }] } });
+  t.equal(renamed.status, 200, 'open renamed to opened');
+  // A read brings the renamed series back into the directory's memory under its new externalId.
+  t.strictSame((await readAllPoints(t, call, token, { externalId: 'opened' })).length, 6);
+  const stale = await call(t, 'POST', '/timeseries/data', { token, body: { items: [{ externalId: 'open', datapoints: pts(1, () => 9, T0 + 20) }] } });
+  assertErrorBody(t, stale, { status: 404 }, 'the old externalId names nothing');
+  t.strictSame((await readAllPoints(t, call, token, { externalId: 'opened' })).length, 6, 'the renamed series did not take the points');
+});
+
 t.test('JSON numbers are accepted for every numeric valueType', async (t) => {
   const { token } = tenant();
   await createSeries(srv, token, ['BIGINT', 'FLOAT', 'FLOAT32', 'NUMERIC', 'DECIMAL32', 'MIXED'].map((valueType) => ({ externalId: valueType, valueType })));

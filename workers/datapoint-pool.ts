@@ -10,7 +10,7 @@ import { OverloadedError } from '../engine/errors.ts';
 import { emptyScannedBody, type ScannedBody } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
 import { bufferTransferList, type BodyFormat, type DatapointScanResult, type DatapointScanWire, type DatapointTask, type SeriesHints, wireViews } from './datapoint-task.ts';
-import { encodedFromWire, hintsToBuffer, scannedFromWire, scannedToWire, type EncodedWire } from './datapoint-wire.ts';
+import { encodedFromWire, hintsToBuffer, namedByOneIdentifier, scannedFromWire, scannedToWire, type EncodedWire } from './datapoint-wire.ts';
 
 export interface DatapointPoolOptions {
   /** Worker threads, at least 1. */
@@ -150,7 +150,7 @@ export function createDatapointPool(options: DatapointPoolOptions): DatapointPoo
           valueTypes[i] = speculation.hints.valueTypes[pick] as ValueType;
           seriesIds[i] = speculation.hints.seriesIds[pick] as number;
         }
-        result.speculative = { valueTypes, seriesIds, encoded: encodedFromWire(encoded, speculation.output) };
+        result.speculative = { picks, valueTypes, seriesIds, encoded: encodedFromWire(encoded, speculation.output), byHintKeyAlone: namedByOneIdentifier(wire.scanned) };
       }
       return result;
     },

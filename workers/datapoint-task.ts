@@ -68,7 +68,7 @@ export interface DatapointScanResult {
   body: Uint8Array;
   scanned: ScannedBody;
   /** Encoded with the hinted valueTypes and seriesIds, when every item had a hint. */
-  speculative?: { valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBody };
+  speculative?: { picks: Int32Array; valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBody; byHintKeyAlone: boolean };
 }
 
 /** A scan result as it crosses back (datapoint-wire.ts); the pool rebuilds a DatapointScanResult. */

@@ -8,7 +8,7 @@ import t from 'tap';
 import type { ValueType } from '../engine/datapoints/types.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
-import { encodedFromWire, encodedToWire, hintsFromBuffer, hintsGeneration, hintsToBuffer, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
+import { encodedFromWire, encodedToWire, hintsFromBuffer, hintsGeneration, hintsToBuffer, namedByOneIdentifier, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
 import { plainEncoded } from './testing/plain-encoded.ts';
 
 const TEXT = `{"items":[
@@ -30,10 +30,21 @@ t.test('a scanned body in the scratch slab comes back whole from its wire form',
   const wire = scannedToWire(scanned, scratch);
   t.equal(wire.kind, 'slab');
   const back = scannedFromWire(structuredClone(wire), scratch);
-  t.same(back, scanned);
+  // Every field the scan gave, read through the wire form's (its items are made on first read).
+  t.same(Object.fromEntries(Object.keys(scanned).map((key) => [key, back[key as keyof typeof back]])), scanned);
+  t.equal(back.items, back.items, 'the items are made once');
   t.equal(back.items[1]?.externalId, 'counter 🌡 ü');
   t.equal(back.items[3]?.id, 9007199254740991);
   t.equal(back.timestampMs.buffer, scratch, 'columns are views on the slab, not copies');
+});
+
+t.test('whether every item names its series by one identifier, in either form', async (t) => {
+  const scratch = new SharedArrayBuffer(scanScratchBytes(body.byteLength));
+  t.equal(namedByOneIdentifier(scannedToWire(scanDatapointBody(body, scratch), scratch)), true, 'ids or externalIds, never both');
+  const both = new TextEncoder().encode('{"items":[{"externalId":"a","datapoints":[]},{"id":5,"externalId":"b","datapoints":[]}]}');
+  const bothScratch = new SharedArrayBuffer(scanScratchBytes(both.byteLength));
+  t.equal(namedByOneIdentifier(scannedToWire(scanDatapointBody(both, bothScratch), bothScratch)), false, 'slab form: an item naming both');
+  t.equal(namedByOneIdentifier(scannedToWire(scanDatapointBody(both), undefined)), false, 'plain form: an item naming both');
 });
 
 t.test('columns outside the slab take the plain form', async (t) => {

@@ -72,9 +72,43 @@ export function scannedToWire(scanned: ScannedBody, scratch: SharedArrayBuffer |
   return { kind: 'slab', items, externalIds, pointCount: scanned.pointCount, columns: places, errors: scanned.errors, scanner: scanned.scanner };
 }
 
-export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | undefined): ScannedBody {
-  if (wire.kind === 'plain') return wire.scanned;
-  if (!scratch) throw new Error('a scanned body in the scratch slab came back without the slab');
+/**
+ * The items of a scanned body in the slab form, made on first read: an insert that trusts the
+ * tenant's hints resolves by the encoded series ids and never reads them (~100 objects and
+ * externalId strings of a gateway request, the largest share of what outlived the young
+ * generation in the heap samples of bench/probe.ts gateway).
+ */
+class WireScannedBody implements ScannedBody {
+  private madeItems: ScannedItem[] | undefined;
+  readonly pointCount: number;
+  readonly timestampMs: Float64Array;
+  readonly valueKind: Uint8Array;
+  readonly numberValue: Float64Array;
+  readonly valueOffset: Uint32Array;
+  readonly valueBytes: Uint32Array;
+  readonly rowIndex?: Uint32Array;
+  readonly errors: ScannedBody['errors'];
+  readonly scanner: ScannedBody['scanner'];
+
+  constructor(private readonly wire: Extract<ScannedWire, { kind: 'slab' }>, scratch: SharedArrayBuffer) {
+    const place = (k: number) => [wire.columns[k * 2] as number, wire.columns[k * 2 + 1] as number] as const;
+    this.pointCount = wire.pointCount;
+    this.timestampMs = new Float64Array(scratch, ...place(0));
+    this.valueKind = new Uint8Array(scratch, ...place(1));
+    this.numberValue = new Float64Array(scratch, ...place(2));
+    this.valueOffset = new Uint32Array(scratch, ...place(3));
+    this.valueBytes = new Uint32Array(scratch, ...place(4));
+    if (wire.columns.length > 10) this.rowIndex = new Uint32Array(scratch, ...place(5));
+    this.errors = wire.errors;
+    this.scanner = wire.scanner;
+  }
+
+  get items(): ScannedItem[] {
+    return (this.madeItems ??= itemsFromWire(this.wire));
+  }
+}
+
+function itemsFromWire(wire: Extract<ScannedWire, { kind: 'slab' }>): ScannedItem[] {
   const items: ScannedItem[] = new Array(wire.items.length / 4);
   let at = 0;
   for (let i = 0; i < items.length; i++) {
@@ -87,18 +121,22 @@ export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | 
     // store) per item of every request (heap sampling, bench/probe.ts gateway).
     items[i] = { id: Number.isNaN(id) ? undefined : id, externalId, pointStart: wire.items[i * 4] as number, pointCount: wire.items[i * 4 + 1] as number };
   }
-  const place = (k: number) => [wire.columns[k * 2] as number, wire.columns[k * 2 + 1] as number] as const;
-  const scanned: ScannedBody = {
-    items, pointCount: wire.pointCount,
-    timestampMs: new Float64Array(scratch, ...place(0)),
-    valueKind: new Uint8Array(scratch, ...place(1)),
-    numberValue: new Float64Array(scratch, ...place(2)),
-    valueOffset: new Uint32Array(scratch, ...place(3)),
-    valueBytes: new Uint32Array(scratch, ...place(4)),
-    errors: wire.errors, scanner: wire.scanner,
-  };
-  if (wire.columns.length > 10) scanned.rowIndex = new Uint32Array(scratch, ...place(5));
-  return scanned;
+  return items;
+}
+
+export function scannedFromWire(wire: ScannedWire, scratch: SharedArrayBuffer | undefined): ScannedBody {
+  if (wire.kind === 'plain') return wire.scanned;
+  if (!scratch) throw new Error('a scanned body in the scratch slab came back without the slab');
+  return new WireScannedBody(wire, scratch);
+}
+
+/** Whether every item of a scanned body names its series by one identifier only (an id or an externalId, not both). */
+export function namedByOneIdentifier(wire: ScannedWire): boolean {
+  if (wire.kind === 'plain') return wire.scanned.items.every((item) => item.id === undefined || item.externalId === undefined);
+  for (let i = 0; i < wire.items.length; i += 4) {
+    if (!Number.isNaN(wire.items[i + 2] as number) && (wire.items[i + 3] as number) >= 0) return false;
+  }
+  return true;
 }
 
 export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | undefined): EncodedWire {

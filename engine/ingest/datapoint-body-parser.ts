@@ -36,7 +36,8 @@ export interface ScannedItemView {
 
 /** What ingest reads of a scanned body; the columns themselves only go back to `encode`. */
 export interface ScannedBodyView {
-  items: ScannedItemView[];
+  /** Made on first read where the parser can (an insert that trusts its hints never reads them). */
+  readonly items: ScannedItemView[];
   pointCount: number;
   /** Non-empty: the body is refused and items and columns are empty. */
   errors: BodyScanProblem[];
@@ -60,8 +61,13 @@ export interface DatapointScanOutcome {
   /** The same bytes that went in (a caller's ArrayBuffer was detached by the transfer). */
   body: Uint8Array;
   scanned: ScannedBodyView;
-  /** Encoded with the hinted valueTypes and seriesIds, when every item had a hint. */
-  speculative?: { valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBodyView };
+  /**
+   * Encoded with the hinted valueTypes and seriesIds, when every item had a hint; `picks`:
+   * each item's hint (an index into the hints' arrays). `byHintKeyAlone`: every item named its
+   * series by one identifier (an id or an externalId), so its hint key alone says which series
+   * it is; an item naming both must have them name the same series, which only the resolver checks.
+   */
+  speculative?: { picks: Int32Array; valueTypes: ValueType[]; seriesIds: number[]; encoded: EncodedBodyView; byHintKeyAlone: boolean };
 }
 
 /** The bodies POST /timeseries/data takes: JSON, or an Arrow IPC stream (`application/vnd.apache.arrow.stream`). */

@@ -12,7 +12,7 @@ import type { IngestLog } from './ingest-log.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
 import type { SlabPool, Slab } from '../memory/slab-pool.ts';
 import type { SeriesDirectory } from '../meta/series-directory.ts';
-import { resolveSeriesTargets } from '../meta/series-targets.ts';
+import { hintedTargets, resolveSeriesTargets } from '../meta/series-targets.ts';
 import { timed, type Metrics } from '../metrics.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { BodyScanProblem, BodyValueProblem, DatapointBodyFormat, DatapointBodyLayout, DatapointBodyParser } from './datapoint-body-parser.ts';
@@ -116,7 +116,8 @@ async function insertDatapointsAnnounced(
   const scratch = deps.slabs.acquire(deps.layout.scanScratchBytes(rawBody.byteLength, format));
   slabs.push(scratch);
   // With what we last knew of this tenant's series, the worker encodes in the scan task too.
-  const hints = deps.targetHints.hintsFor(access.tenant);
+  const tenantHints = deps.targetHints.hintsFor(access.tenant);
+  const hints = tenantHints?.hints;
   const guessed = hints ? deps.slabs.acquire(deps.layout.speculativeOutputBytes(rawBody.byteLength, format)) : undefined;
   if (guessed) slabs.push(guessed);
   const { body, scanned, speculative } = await deps.parser.scan(rawBody, scratch.buffer, hints && guessed ? { hints, output: guessed.buffer } : undefined, format);
@@ -127,16 +128,21 @@ async function insertDatapointsAnnounced(
       { field: 'items', message: `at most ${pointsMax} data points per request`, value: scanned.pointCount, limit: pointsMax },
     ]);
   }
+  // Hints learned in the directory's current epoch are the resolution itself (a gateway writing
+  // the series it wrote a second ago); otherwise every item is resolved by its identifiers.
+  const hinted = tenantHints && speculative?.byHintKeyAlone ? hintedTargets(deps.series, access, tenantHints, speculative.picks, 'write') : undefined;
+  const epoch = deps.series.held(access.tenant)?.epoch;
   // The scanned items themselves: only their id and externalId are read (no copy per item).
-  const { targets, missing } = await resolveSeriesTargets(deps.series, access, scanned.items, 'write');
+  const { targets, missing } = hinted ? { targets: hinted, missing: [] } : await resolveSeriesTargets(deps.series, access, scanned.items, 'write');
   if (missing.length > 0 && options.missingSeries === 'reject') throw unknownSeriesError(missing, 'Nothing was inserted');
-  await deps.guardWrites?.(access, targets.map((t) => t?.seriesId));
-  const valueTypes = targets.map((t) => t?.valueType ?? null);
-  const seriesIds = targets.map((t) => t?.seriesId ?? null);
+  const valueTypes = hinted && speculative ? speculative.valueTypes : targets.map((t) => t?.valueType ?? null);
+  const seriesIds = hinted && speculative ? speculative.seriesIds : targets.map((t) => t?.seriesId ?? null);
+  await deps.guardWrites?.(access, seriesIds);
   // The guess stands only if every item resolved to exactly the series and valueType assumed.
-  const guessRight = speculative !== undefined && valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]);
-  // A right guess came from hints that hold every item as resolved: nothing to learn.
-  if (!guessRight) deps.targetHints.learn(access.tenant, scanned.items, targets);
+  const guessRight = speculative !== undefined && (hinted !== undefined || valueTypes.every((v, i) => v === speculative.valueTypes[i] && seriesIds[i] === speculative.seriesIds[i]));
+  // Right hints of the epoch they were resolved in teach nothing; right ones of an older epoch
+  // are learned again, so the next request may take them as resolved.
+  if (!guessRight || (!hinted && tenantHints?.epoch !== epoch)) deps.targetHints.learn(access.tenant, scanned.items, targets, epoch);
   let encoded = guessRight ? speculative.encoded : undefined;
   // The slab the encoded columns lie in: it goes to the ingest log with them (no copy there).
   let columns = guessRight ? guessed : undefined;

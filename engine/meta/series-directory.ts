@@ -81,8 +81,12 @@ export class SeriesDirectory {
     return [...found.values()];
   }
 
-  /** The tenant's series held in memory, or undefined while nothing may be served from it. */
-  held(tenant: string): { byId: ReadonlyMap<number, SeriesKeyRow>; byExternalId: ReadonlyMap<string, SeriesKeyRow> } | undefined {
+  /**
+   * The tenant's series held in memory, or undefined while nothing may be served from it.
+   * `epoch` counts the tenant's forgets: while it stays the same, no key held or learned of the
+   * tenant's series has changed (a row is only ever added in between).
+   */
+  held(tenant: string): { readonly epoch: number; byId: ReadonlyMap<number, SeriesKeyRow>; byExternalId: ReadonlyMap<string, SeriesKeyRow> } | undefined {
     return this.trusted ? this.tenants.get(tenant) : undefined;
   }
 

@@ -73,6 +73,27 @@ function heldTargets(directory: SeriesDirectory, access: Access, identifiers: re
   return targets;
 }
 
+/**
+ * The targets of a request whose every item the parse worker matched to one of the tenant's
+ * hints by one identifier (target-hints.ts; `picks`: each item's hint), as they were resolved
+ * when learned: no identifier is looked up (a gateway request's ~100 externalIds). Only while
+ * the directory's epoch of the tenant is the one every hint was learned in: no key has changed
+ * since, so each hint still names the series it named. Undefined when that does not hold or a
+ * series is unreadable to the caller: the general path (resolveSeriesTargets) answers those,
+ * errors included.
+ */
+export function hintedTargets(directory: SeriesDirectory, access: Access, hints: { epoch: number | undefined; targets: readonly SeriesTarget[] }, picks: Int32Array, mode: 'read' | 'write'): SeriesTarget[] | undefined {
+  if (hints.epoch === undefined || directory.held(access.tenant)?.epoch !== hints.epoch) return undefined;
+  const targets: SeriesTarget[] = new Array(picks.length);
+  for (let i = 0; i < picks.length; i++) {
+    const target = hints.targets[picks[i] as number];
+    if (!target || !canRead(access, target.dataSetId)) return undefined;
+    targets[i] = target;
+  }
+  if (mode === 'write' && access.writable !== null) assertCanWrite(access, targets.map((t) => t.dataSetId), 'data points');
+  return targets;
+}
+
 /** The identifier resolver's rules, with PostgreSQL behind the directory for series it does not hold. */
 async function resolveGenerally(directory: SeriesDirectory, access: Access, identifiers: Identifier[]): Promise<ResolvedTargets> {
   const resolved = await resolveIdentifiers(directory.family(), directory.db, access.tenant, identifiers, { visible: (row) => canRead(access, row.data_set_id) });
