@@ -7,6 +7,8 @@ import { Field, Int8, Schema, Table, tableToIPC } from 'apache-arrow';
 import { OverloadedError } from '../engine/errors.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { createDatapointPool } from './datapoint-pool.ts';
+import datapointTask, { type DatapointScansWire } from './datapoint-task.ts';
+import { valueSymbol } from 'piscina';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
 import { plainEncoded } from './testing/plain-encoded.ts';
 
@@ -74,6 +76,41 @@ t.test('past maxThreads + maxQueue the pool refuses with OverloadedError and kee
   t.match((reason as Error).message, /limit 2/);
   t.equal(bodies[2]!.byteLength, new TextEncoder().encode(TEXT).length, 'the refused body was not transferred');
   t.equal(pool.pending, 0);
+});
+
+t.test('small bodies waiting for a busy thread share its next round trip, each answered as its own scan', async (t) => {
+  const shared = createDatapointPool({ maxThreads: 1, maxQueue: 16 });
+  t.teardown(() => shared.close());
+  const texts = [
+    ...Array.from({ length: 7 }, (_, k) => `{"items":[{"id":${k + 1},"datapoints":[${Array.from({ length: k + 1 }, (_, j) => `{"timestamp":${j},"value":${k * 10 + j}}`).join(',')}]}]}`),
+    '{"items":[{"datapoints":[]}]}',
+    TEXT,
+  ];
+  const scratches = texts.map((text) => (text === TEXT ? new SharedArrayBuffer(scanScratchBytes(bodyOf(text).length)) : undefined));
+  const answers = await Promise.all(texts.map((text, k) => shared.scan(bodyOf(text), scratches[k])));
+  t.equal(shared.pending, 0, 'nothing left pending');
+  const { bodies, trips } = shared.sharedScans;
+  t.equal(bodies, texts.length);
+  t.ok(trips < bodies, `the ${bodies} bodies took ${trips} round trips`);
+  answers.forEach((answer, k) => {
+    const local = scanDatapointBody(bodyOf(texts[k] as string));
+    t.equal(new TextDecoder().decode(answer.body), texts[k], `body ${k} came back as itself`);
+    t.same([answer.scanned.items, answer.scanned.errors, answer.scanned.pointCount], [local.items, local.errors, local.pointCount], `body ${k} scanned as in this thread`);
+    t.same(Array.from(answer.scanned.numberValue), Array.from(local.numberValue), `body ${k}'s values`);
+  });
+  t.ok(answers[8]!.scanned.timestampMs.buffer instanceof SharedArrayBuffer, 'a lent scratch is used inside a shared trip');
+});
+
+t.test('in a shared round trip a scan that throws fails alone', (t) => {
+  const good = { phase: 'scan' as const, body: bodyOf(TEXT) };
+  const bad = { phase: 'scan' as const, body: undefined as unknown as Uint8Array };
+  const out = datapointTask({ phase: 'scans', tasks: [good, bad, { phase: 'scan', body: bodyOf('{"items":[]}') }] }) as unknown as Record<symbol, DatapointScansWire>;
+  const { results } = out[valueSymbol] as DatapointScansWire;
+  t.equal(results.length, 3);
+  t.notOk('failed' in results[0]!, 'the first body scanned');
+  t.ok('failed' in results[1]! && results[1].failed instanceof TypeError, 'the second failed with what it threw');
+  t.notOk('failed' in results[2]!, 'the third scanned');
+  t.end();
 });
 
 t.test('a programmer error in a worker surfaces with context', async (t) => {

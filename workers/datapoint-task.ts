@@ -61,7 +61,18 @@ export interface DatapointEncodeTask {
   output?: SharedArrayBuffer;
 }
 
-export type DatapointTask = DatapointScanTask | DatapointEncodeTask;
+/** Several small JSON bodies scanned in one round trip (datapoint-pool.ts), each as its own DatapointScanTask. */
+export interface DatapointScansTask {
+  phase: 'scans';
+  tasks: DatapointScanTask[];
+}
+
+export type DatapointTask = DatapointScanTask | DatapointScansTask | DatapointEncodeTask;
+
+/** The answers of a DatapointScansTask, in its order: a scan, or what a scan threw (the others stand). */
+export interface DatapointScansWire {
+  results: (DatapointScanWire | { failed: unknown })[];
+}
 
 export interface DatapointScanResult {
   /** The same bytes that went in (a caller's ArrayBuffer was detached by the transfer). */
@@ -133,15 +144,36 @@ export function wireViews(wire: ScannedWire | EncodedWire | undefined): (ArrayBu
   return 'scanned' in wire ? scannedBodyViews(wire.scanned) : encodedBodyViews(wire.encoded);
 }
 
-export default function datapointTask(task: DatapointTask): DatapointScanWire | EncodedWire {
+/** Phase 1 for one body, and the buffers its answer hands back by transfer. */
+function scanTask(task: DatapointScanTask): { wire: DatapointScanWire; transfer: ArrayBuffer[] } {
+  const scanned = task.format === 'arrow' ? scanArrowBody(task.body, task.scratch) : scanDatapointBody(task.body, task.scratch);
+  const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
+  const scannedWire = scannedToWire(scanned, task.scratch);
+  const encodedWire = speculative ? encodedToWire(speculative.encoded, task.output) : undefined;
+  const transfer = bufferTransferList([task.body, ...wireViews(scannedWire), ...wireViews(encodedWire), speculative?.picks]);
+  const wire = { body: task.body, scanned: scannedWire, ...(speculative && encodedWire ? { speculative: { picks: speculative.picks, encoded: encodedWire } } : {}) };
+  return { wire, transfer };
+}
+
+export default function datapointTask(task: DatapointTask): DatapointScanWire | DatapointScansWire | EncodedWire {
   switch (task.phase) {
     case 'scan': {
-      const scanned = task.format === 'arrow' ? scanArrowBody(task.body, task.scratch) : scanDatapointBody(task.body, task.scratch);
-      const speculative = task.hints && scanned.errors.length === 0 ? encodeWithHints(task.body, scanned, task.hints, task.output) : undefined;
-      const scannedWire = scannedToWire(scanned, task.scratch);
-      const encodedWire = speculative ? encodedToWire(speculative.encoded, task.output) : undefined;
-      const transfer = bufferTransferList([task.body, ...wireViews(scannedWire), ...wireViews(encodedWire), speculative?.picks]);
-      return movable({ body: task.body, scanned: scannedWire, ...(speculative && encodedWire ? { speculative: { picks: speculative.picks, encoded: encodedWire } } : {}) }, transfer);
+      const { wire, transfer } = scanTask(task);
+      return movable(wire, transfer);
+    }
+    case 'scans': {
+      const results: DatapointScansWire['results'] = [];
+      const transfer = new Set<ArrayBuffer>();
+      for (const one of task.tasks) {
+        try {
+          const scanned = scanTask(one);
+          for (const buffer of scanned.transfer) transfer.add(buffer);
+          results.push(scanned.wire);
+        } catch (failed) {
+          results.push({ failed });
+        }
+      }
+      return movable({ results }, [...transfer]);
     }
     case 'encode': {
       const encoded = encodeScannedBody(task.body, scannedFromWire(task.scanned, task.scratch), task.valueTypes, task.seriesIds, task.output);
