@@ -10,7 +10,7 @@ import { encodeOutputBytes, encodeScannedBody, type EncodedBody } from './datapo
 import { scanDatapointBody } from './datapoint-scan.ts';
 import { ARROW_ROW_BYTES_MIN, scanArrowBody } from './datapoint-scan-arrow.ts';
 import { lowerWorkerThreadPriority, PARSE_WORKER_NICE } from './thread-priority.ts';
-import { encodedToWire, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireNumberArrays, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
+import { encodedToWire, hintPick, hintsFromBuffer, hintsGeneration, scannedFromWire, scannedToWire, wireNumberArrays, type DecodedHints, type EncodedWire, type ScannedWire } from './datapoint-wire.ts';
 
 // Run by each worker as it loads the task (the event loop also imports this module: a no-op there).
 lowerWorkerThreadPriority(PARSE_WORKER_NICE);
@@ -127,14 +127,16 @@ function hintsOf(buffer: SharedArrayBuffer): DecodedHints {
 function encodeWithHints(body: Uint8Array, scanned: ScannedBody, buffer: SharedArrayBuffer, output: SharedArrayBuffer | undefined): { picks: Int32Array; encoded: EncodedBody } | undefined {
   const hints = hintsOf(buffer);
   const picks = new Int32Array(scanned.items.length);
+  const valueTypes: ValueType[] = new Array(picks.length);
+  const seriesIds: number[] = new Array(picks.length);
   for (let i = 0; i < picks.length; i++) {
-    const pick = hints.index.get(hintKey(scanned.items[i] as ScannedBody['items'][number]));
+    const pick = hintPick(hints, scanned.items[i] as ScannedBody['items'][number]);
     if (pick === undefined) return undefined;
     picks[i] = pick;
+    valueTypes[i] = hints.valueTypes[pick] as ValueType;
+    seriesIds[i] = hints.seriesIds[pick] as number;
   }
   if (picks.length === 0) return undefined;
-  const valueTypes = Array.from(picks, (pick) => hints.valueTypes[pick] as ValueType);
-  const seriesIds = Array.from(picks, (pick) => hints.seriesIds[pick] as number);
   return { picks, encoded: encodeScannedBody(body, scanned, valueTypes, seriesIds, output) };
 }
 

@@ -8,7 +8,7 @@ import t from 'tap';
 import type { ValueType } from '../engine/datapoints/types.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
-import { encodedFromWire, encodedToWire, hintsFromBuffer, hintsGeneration, hintsToBuffer, namedByOneIdentifier, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
+import { encodedFromWire, encodedToWire, hintPick, hintsFromBuffer, hintsGeneration, hintsToBuffer, namedByOneIdentifier, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
 import { plainEncoded } from './testing/plain-encoded.ts';
 
 const TEXT = `{"items":[
@@ -80,8 +80,13 @@ t.test('hints decode from their shared buffer', async (t) => {
   const buffer = hintsToBuffer(42, hints);
   t.equal(hintsGeneration(buffer), 42);
   const decoded = hintsFromBuffer(buffer);
-  t.same([...decoded.index], hints.keys.map((key, i) => [key, i]));
+  t.same([...decoded.byId], [[1, 0]]);
+  t.same([...decoded.byExternalId], [['counter 🌡 ü', 1], ['', 2], ['long'.repeat(100), 3]]);
+  t.same(hints.keys.map((key) => hintPick(decoded, key.startsWith('i:') ? { id: Number(key.slice(2)) } : { externalId: key.slice(2) })), [0, 1, 2, 3], 'each key finds its hint');
+  t.equal(hintPick(decoded, { id: 2 }), undefined, 'an unknown id finds none');
+  t.equal(hintPick(decoded, { id: 1, externalId: 'counter 🌡 ü' }), 0, 'an item naming both goes by its id, as hintKey does');
   t.same(Array.from(decoded.seriesIds), hints.seriesIds);
   t.same(decoded.valueTypes, hints.valueTypes);
-  t.same([...hintsFromBuffer(hintsToBuffer(1, { keys: [], seriesIds: [], valueTypes: [] })).index], [], 'no hints');
+  const none = hintsFromBuffer(hintsToBuffer(1, { keys: [], seriesIds: [], valueTypes: [] }));
+  t.same([none.byId.size, none.byExternalId.size], [0, 0], 'no hints');
 });

@@ -227,10 +227,21 @@ export function hintsToBuffer(generation: number, hints: { keys: readonly string
   return buffer;
 }
 
+/**
+ * A tenant's hints as a worker looks items up in them: by id and by externalId apart, so an
+ * item is looked up by the identifier it has, with no key string made per item (hintKey's
+ * `i:<id>` or `x:<externalId>`, which the hints buffer carries).
+ */
 export interface DecodedHints {
-  index: Map<string, number>;
+  byId: Map<number, number>;
+  byExternalId: Map<string, number>;
   seriesIds: Float64Array;
   valueTypes: ValueType[];
+}
+
+/** The hint an item resolves by (its id when given, else its externalId), or undefined. */
+export function hintPick(hints: DecodedHints, item: { id?: number; externalId?: string }): number | undefined {
+  return item.id !== undefined ? hints.byId.get(item.id) : hints.byExternalId.get(item.externalId ?? '');
 }
 
 export function hintsFromBuffer(buffer: SharedArrayBuffer): DecodedHints {
@@ -238,13 +249,16 @@ export function hintsFromBuffer(buffer: SharedArrayBuffer): DecodedHints {
   const { endsAt, idsAt, typesAt, keysAt } = hintsLayout(count);
   const ends = new Uint32Array(buffer, endsAt, count);
   const keyBytes = Buffer.from(buffer, keysAt, keyByteCount);
-  const index = new Map<string, number>();
+  const byId = new Map<number, number>();
+  const byExternalId = new Map<string, number>();
   let start = 0;
   for (let i = 0; i < count; i++) {
-    index.set(keyBytes.toString('utf8', start, ends[i]), i);
+    const key = keyBytes.toString('utf8', start, ends[i]);
+    if (key.startsWith('i:')) byId.set(Number(key.slice(2)), i);
+    else if (key.startsWith('x:')) byExternalId.set(key.slice(2), i);
     start = ends[i] as number;
   }
-  return { index, seriesIds: new Float64Array(buffer, idsAt, count).slice(), valueTypes: Array.from(new Uint8Array(buffer, typesAt, count), (k) => VALUE_TYPES[k] as ValueType) };
+  return { byId, byExternalId, seriesIds: new Float64Array(buffer, idsAt, count).slice(), valueTypes: Array.from(new Uint8Array(buffer, typesAt, count), (k) => VALUE_TYPES[k] as ValueType) };
 }
 
 export function hintsGeneration(buffer: SharedArrayBuffer): number {
