@@ -107,12 +107,13 @@ export function summarizePerf(samples: readonly PerfSample[], mainTid: number, t
 
 /** `perf record` of one process (all its threads) from start() to stop(), then the summary. */
 export class PerfRecord {
-  private constructor(private readonly child: ChildProcess, private readonly pid: number, private readonly file: string) {}
+  private constructor(private readonly child: ChildProcess, private readonly pid: number, private readonly file: string, private readonly top: number) {}
 
-  static start(pid: number, file: string, frequencyHz = 499): PerfRecord {
+  /** `top`: activities listed per thread class in the summary. */
+  static start(pid: number, file: string, top = 12, frequencyHz = 499): PerfRecord {
     if (spawnSync('perf', ['--version']).error) throw new Error('--perf needs Linux perf (Debian: apt-get install linux-perf)');
     const child = spawn('perf', ['record', '-F', String(frequencyHz), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-    return new PerfRecord(child, pid, file);
+    return new PerfRecord(child, pid, file, top);
   }
 
   /** Stops recording (SIGINT, as perf expects) and returns the summary lines; the JIT map file is removed after. */
@@ -123,6 +124,6 @@ export class PerfRecord {
     const script = spawnSync('perf', ['script', '-i', this.file, '-F', 'comm,tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30 });
     if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
     rmSync(`/tmp/perf-${this.pid}.map`, { force: true });
-    return summarizePerf(parsePerfScript(script.stdout), this.pid);
+    return summarizePerf(parsePerfScript(script.stdout), this.pid, this.top);
   }
 }

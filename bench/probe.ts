@@ -3,9 +3,12 @@
 // phase with a CPU profile of the service's main thread taken over the inspector (SIGUSR1, so
 // the load before it is not in the profile). Not part of `make bench`: a tool for the engine's
 // authors. The profile opens in Chrome DevTools or speedscope. --perf records every thread of the
-// service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts).
+// service with Linux perf instead (CPU, kernel included) and prints where it went (perf-profile.ts;
+// --perf-top N: the N busiest activities per kind of thread, 12 by default).
+// --heap (gateway) samples what the main thread allocates over the phase, freed or not, and
+// prints it by allocating function, per request: the young generation's work.
 //
-//   npx tsx bench/probe.ts v1|v2|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf] [--seconds N] [--series N]
+//   npx tsx bench/probe.ts v1|v2|v3|gateway|bulk|egress|newest [--profile out/probe.cpuprofile] [--perf out/probe.perf [--perf-top N]] [--heap out/probe.heapprofile] [--seconds N] [--series N]
 //                          [--spec-limits] [--users N] [--one-tenant] [--rate N] [--live] [--arrow]
 //
 // gateway: the bench's gateway shape (10 tenants, 1,000-point requests of 100 series x 10 points,
@@ -59,13 +62,13 @@ const SETTLED_AFTER_LOAD_MS = 12_000;
 type Phase = 'v1' | 'v2' | 'v3' | 'gateway' | 'bulk' | 'egress' | 'newest';
 const PHASES: readonly Phase[] = ['v1', 'v2', 'v3', 'gateway', 'bulk', 'egress', 'newest'];
 
-interface ProbeOptions { phase: Phase; profile?: string; perf?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean; arrow: boolean }
+interface ProbeOptions { phase: Phase; profile?: string; perf?: string; perfTop: number; heap?: string; seconds: number; seriesCount?: number; specLimits: boolean; usersPerTenant: number; oneTenant: boolean; pointsPerSecond?: number; live: boolean; arrow: boolean }
 
 function parseArgs(argv: string[]): ProbeOptions {
   const phase = argv[0] as Phase;
   if (!PHASES.includes(phase)) throw new Error(`usage: probe.ts ${PHASES.join('|')} [--profile FILE] [--perf FILE] [--seconds N] [--series N]`);
   const flag = (name: string) => { const at = argv.indexOf(name); return at >= 0 ? argv[at + 1] : undefined; };
-  return { phase, profile: flag('--profile'), perf: flag('--perf'), seconds: Number(flag('--seconds') ?? 20), seriesCount: flag('--series') === undefined ? undefined : Number(flag('--series')),
+  return { phase, profile: flag('--profile'), perf: flag('--perf'), perfTop: Number(flag('--perf-top') ?? 12), heap: flag('--heap'), seconds: Number(flag('--seconds') ?? 20), seriesCount: flag('--series') === undefined ? undefined : Number(flag('--series')),
     specLimits: argv.includes('--spec-limits'), usersPerTenant: Number(flag('--users') ?? 1),
     oneTenant: argv.includes('--one-tenant'), pointsPerSecond: flag('--rate') === undefined ? undefined : Number(flag('--rate')), live: argv.includes('--live'), arrow: argv.includes('--arrow') };
 }
@@ -85,7 +88,7 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   await waitForFold(http);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
-  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf, opts.perfTop) : undefined;
   const samples: number[] = [];
   const metricsBefore = await storeMetrics(service.url);
   const cpuBefore = treeCpuSeconds(service.rootPid);
@@ -138,9 +141,10 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
     return `{"items":[${items.join(',')}]}`;
   };
   const bodies = Array.from({ length: 200 }, (_, i) => body(i % groups, Math.floor(i / groups)));
-  const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
-  await profile?.start();
-  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const profile = opts.profile || opts.heap ? await InspectorProfile.attach(service.mainPid) : undefined;
+  if (opts.profile) await profile?.start();
+  if (opts.heap) await profile?.startHeap();
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf, opts.perfTop) : undefined;
   const metricsBefore = await storeMetrics(service.url);
   const cpuBefore = treeCpuSeconds(service.rootPid);
   const threadsBefore = threadCpu(service.rootPid);
@@ -182,7 +186,9 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   await Promise.all([...Array.from({ length: 16 }, sender), ...(opts.live ? [liveReader()] : [])]);
   const elapsed = (performance.now() - started) / 1000;
   const cpu = treeCpuSeconds(service.rootPid) - cpuBefore;
+  const heapLines = profile && opts.heap ? await profile.stopHeap(opts.heap, { count: acks.length, what: 'request' }) : [];
   if (profile && opts.profile) await profile.stop(opts.profile);
+  else profile?.close();
   const perfLines = perf ? await perf.stop() : [];
   const points = acks.length * 1000;
   console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
@@ -192,7 +198,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   const threadsAfter = threadCpu(service.rootPid);
   console.log('CPU by thread during the ingest:');
   reportThreads(threadsBefore, threadsAfter);
-  for (const line of perfLines) console.log(line);
+  for (const line of [...heapLines, ...perfLines]) console.log(line);
   const catchUpFrom = treeCpuSeconds(service.rootPid);
   await waitForFold(new HttpClient(service.url));
   console.log(`catch-up CPU: ${(treeCpuSeconds(service.rootPid) - catchUpFrom).toFixed(2)} s (ingest ${cpu.toFixed(2)} s)`);
@@ -252,7 +258,7 @@ async function bulkPhase(service: RunningService, http: HttpClient, opts: ProbeO
   console.log(`before the load: RSS ${mib(idle.rssBytes)} (anonymous ${mib(idle.anonBytes)}, file-backed ${mib(idle.fileBytes)})`);
   const inspector = await InspectorProfile.attach(service.mainPid);
   const sampler = new PeakSampler(service.mainPid, http, inspector).start();
-  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf) : undefined;
+  const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf, opts.perfTop) : undefined;
   const threadsBefore = threadCpu(service.rootPid);
   const figures = await runIngest({
     url: service.url, path: '/timeseries/data', headers: { authorization: `Bearer ${service.token('probe')}`, 'content-type': opts.arrow ? ARROW_STREAM_TYPE : 'application/json' },
