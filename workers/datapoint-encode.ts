@@ -16,6 +16,7 @@
 // - MIXED: a JSON number is numeric; a string that parses (numeric grammar) to a finite number
 //   is numeric too, stored as that double; every other string is text.
 
+import type { PackedRows } from '../engine/datapoints/write/packed-batch.ts';
 import { ColumnArena } from '../engine/memory/column-arena.ts';
 import assert from 'node:assert/strict';
 import { DECIMAL_FORMAT, type SeriesPoints, type ValueType } from '../engine/datapoints/types.ts';
@@ -56,6 +57,11 @@ export interface EncodedBody {
   series: (SeriesPoints | null)[];
   /** At most DATAPOINT_ERRORS_MAX, in item and point order. */
   errors: PointValueError[];
+  /**
+   * The series with points, packed (packed-batch.ts), when the body came back from a worker
+   * with its columns in the output slab: what the ingest log takes without `series`.
+   */
+  readonly packed?: PackedRows;
 }
 
 /** SPEC Limits, "Batch caps": points per collection, by valueType. */

@@ -5,7 +5,8 @@
 // scans and encodings into shared slabs, the wire form put through the structured clone (as
 // postMessage does), rebuilt over the same slabs and compared.
 import t from 'tap';
-import type { ValueType } from '../engine/datapoints/types.ts';
+import type { SeriesPoints, ValueType } from '../engine/datapoints/types.ts';
+import { PACKED_TS, PackedBatch } from '../engine/datapoints/write/packed-batch.ts';
 import { encodeOutputBytes, encodeScannedBody } from './datapoint-encode.ts';
 import { scanDatapointBody, scanScratchBytes } from './datapoint-scan.ts';
 import { encodedFromWire, encodedToWire, hintPick, hintsFromBuffer, hintsGeneration, hintsToBuffer, namedByOneIdentifier, scannedFromWire, scannedToWire } from './datapoint-wire.ts';
@@ -73,6 +74,26 @@ t.test('an encoded body in the output slab comes back whole: every value type, m
   const back = encodedFromWire(structuredClone(wire), output);
   t.same(plainEncoded(back), plainEncoded(encoded));
   t.ok(back.series.every((s, i) => (s === null) === (encoded.series[i] === null)), 'missing series stay missing');
+});
+
+t.test('an encoded body in the output slab comes packed too: the series with points, as the ingest log takes them', async (t) => {
+  const scratch = new SharedArrayBuffer(scanScratchBytes(body.byteLength));
+  const scanned = scanDatapointBody(body, scratch);
+  const output = new SharedArrayBuffer(encodeOutputBytes(scanned.pointCount, scanned.items.length));
+  const encoded = encodeScannedBody(body, scanned, valueTypes, seriesIds, output);
+  const back = encodedFromWire(structuredClone(encodedToWire(encoded, output)), output);
+  const packed = back.packed;
+  if (!packed) throw new Error('the slab form comes packed');
+  const expected = encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0);
+  t.ok(expected.length < encoded.series.length, 'the body has a missing series or one without points to leave out');
+  const batch = new PackedBatch({ tenant: 'acme', writeVersion: 7n, packed });
+  const plain = (series: readonly SeriesPoints[]) => plainEncoded({ series: [...series], errors: [] });
+  t.same(plain(batch.unpack().series), plain(expected), 'the same series, in item order, over the same memory');
+  t.equal(packed.pointCount, expected.reduce((n, s) => n + s.timestampMs.length, 0));
+  t.equal(packed.textPointCount, expected.filter((s) => s.valueType === 'TEXT' || s.valueType === 'MIXED').reduce((n, s) => n + s.timestampMs.length, 0));
+  t.equal(packed.columnByteCount, expected.reduce((n, s) => n + [s.timestampMs, s.float, s.bigint, s.scaled, s.isText].reduce((m, c) => m + (c?.byteLength ?? 0), 0), 0));
+  t.ok(Array.from({ length: batch.seriesCount }, (_, i) => batch.f64(i, PACKED_TS).buffer).every((b) => b === output), 'every column in the output slab');
+  t.equal(encodedFromWire({ kind: 'plain', encoded }, undefined).packed, undefined, 'the plain form has none');
 });
 
 t.test('hints decode from their shared buffer', async (t) => {

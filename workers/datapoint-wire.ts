@@ -12,6 +12,7 @@ import type { ValueType } from '../engine/datapoints/types.ts';
 import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type SeriesPoints } from '../engine/datapoints/types.ts';
 import type { ScannedBody, ScannedItem } from './datapoint-body.ts';
 import type { EncodedBody } from './datapoint-encode.ts';
+import { PACKED_COLUMN_COUNT, PACKED_IS_TEXT, PACKED_ROW, type PackedRows } from '../engine/datapoints/write/packed-batch.ts';
 
 /** A scanned body: its columns as places in the scratch slab, its items as numbers. */
 export type ScannedWire =
@@ -167,6 +168,67 @@ export function encodedToWire(encoded: EncodedBody, output: SharedArrayBuffer | 
 export function encodedFromWire(wire: EncodedWire, output: SharedArrayBuffer | undefined): EncodedBody {
   if (wire.kind === 'plain') return wire.encoded;
   if (!output) throw new Error('an encoded body in the output slab came back without the slab');
+  return new WireEncodedBody(wire, output);
+}
+
+/**
+ * An encoded body in the slab form: its series with points as packed rows at once (what the
+ * ingest log takes, packed-batch.ts), as SeriesPoints only when something reads `series`.
+ */
+class WireEncodedBody implements EncodedBody {
+  private madeSeries: (SeriesPoints | null)[] | undefined;
+  readonly errors: EncodedBody['errors'];
+  readonly packed: PackedRows;
+
+  constructor(private readonly wire: Extract<EncodedWire, { kind: 'slab' }>, private readonly output: SharedArrayBuffer) {
+    this.errors = wire.errors;
+    this.packed = packedFromWire(wire, output);
+  }
+
+  get series(): (SeriesPoints | null)[] {
+    return (this.madeSeries ??= seriesFromWire(this.wire, this.output));
+  }
+}
+
+/** The present series with points, in item order, as PackedBatch rows over the output slab (its memory 0). */
+function packedFromWire(wire: Extract<EncodedWire, { kind: 'slab' }>, output: SharedArrayBuffer): PackedRows {
+  const source = wire.rows;
+  const items = source.length / ENCODED_ROW;
+  let seriesCount = 0;
+  for (let i = 0; i < items; i++) if (source[i * ENCODED_ROW] !== 0 && (source[i * ENCODED_ROW + 3] as number) > 0) seriesCount++;
+  const rows = new Float64Array(seriesCount * PACKED_ROW);
+  const textByItem = wire.texts.length > 0 ? new Map(wire.texts) : undefined;
+  let texts: (string[] | undefined)[] | undefined;
+  let pointCount = 0;
+  let textPointCount = 0;
+  let columnByteCount = 0;
+  let at = 0;
+  for (let i = 0; i < items; i++) {
+    const from = i * ENCODED_ROW;
+    const n = source[from + 3] as number;
+    if (source[from] === 0 || n <= 0) continue;
+    const to = at * PACKED_ROW;
+    const typeIndex = source[from + 2] as number;
+    rows[to] = source[from + 1] as number;
+    rows[to + 1] = typeIndex;
+    rows[to + 2] = n;
+    for (let c = 0; c < PACKED_COLUMN_COUNT; c++) {
+      const byteOffset = source[from + 4 + c] as number;
+      rows[to + 3 + 2 * c] = byteOffset >= 0 ? 0 : -1;
+      rows[to + 4 + 2 * c] = byteOffset >= 0 ? byteOffset : -1;
+      if (byteOffset >= 0) columnByteCount += c === PACKED_IS_TEXT ? n : 8 * n;
+    }
+    const text = textByItem?.get(i);
+    if (text) (texts ??= new Array(seriesCount))[at] = text;
+    const valueType = VALUE_TYPES[typeIndex];
+    if (valueType === 'TEXT' || valueType === 'MIXED') textPointCount += n;
+    pointCount += n;
+    at++;
+  }
+  return { seriesCount, pointCount, textPointCount, columnByteCount, rows, memory: [output], texts };
+}
+
+function seriesFromWire(wire: Extract<EncodedWire, { kind: 'slab' }>, output: SharedArrayBuffer): (SeriesPoints | null)[] {
   const series: (SeriesPoints | null)[] = new Array(wire.rows.length / ENCODED_ROW);
   const texts = new Map(wire.texts);
   for (let i = 0; i < series.length; i++) {
@@ -191,7 +253,7 @@ export function encodedFromWire(wire: EncodedWire, output: SharedArrayBuffer | u
     if (text) s.text = text;
     series[i] = s;
   }
-  return { series, errors: wire.errors };
+  return series;
 }
 
 /** The number arrays of a wire message in the slab form (fresh memory, handed over by transfer). */

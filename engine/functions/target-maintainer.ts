@@ -13,6 +13,7 @@
 // it runs. Other failures (the store, a quota) are retried with a growing delay.
 import type { Logger } from '../log.ts';
 import type { CommittedBatch } from '../ingest/ingest-log.ts';
+import { committedSpans } from '../ingest/commit-listeners.ts';
 import type { DeleteRange } from '../datapoints/datapoint-store.ts';
 import { TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN } from '../limits.ts';
 import type { Queryable } from '../stores/queryable.ts';
@@ -128,16 +129,8 @@ export class TargetMaintainer {
     // Every request a gateway sends passes here: its spans are kept as numbers (the batch's
     // memory goes back once it is inserted) and made objects only when some function of the
     // tenant may read them. As objects they were ~5% of all a gateway request allocated.
-    const { series } = batch;
-    const flat = new Float64Array(series.length * 3);
-    let n = 0;
-    for (const s of series) {
-      const length = s.timestampMs.length;
-      if (length === 0) continue;
-      flat[n++] = s.seriesId;
-      flat[n++] = s.timestampMs[0] as number;
-      flat[n++] = s.timestampMs[length - 1] as number;
-    }
+    const flat = committedSpans(batch);
+    const n = flat.length;
     if (n === 0) return;
     this.markSpans(batch.tenant, () => {
       const spans: ChangedSpan[] = [];

@@ -3,6 +3,7 @@
 // (once inserted and its offsets committed). Subscriptions stand on it. What a listener does
 // with a batch is its own concern; a listener that fails is logged and never fails a commit.
 import type { SeriesPoints } from '../datapoints/types.ts';
+import { PACKED_TS, type PackedBatch } from '../datapoints/write/packed-batch.ts';
 import type { CommitListener, CommittedBatch } from './ingest-log.ts';
 import type { Logger } from '../log.ts';
 
@@ -55,6 +56,55 @@ export class CommitListeners {
     this.failuresUnlogged = 0;
     this.lastFailureLogMs = now;
   }
+}
+
+/**
+ * A packed batch as its listeners get it (group-commit.ts): `series` made on first read, by
+ * a listener that wants the points (a subscription of the tenant); committedSpans without.
+ */
+export class PackedCommittedBatch implements CommittedBatch {
+  readonly tenant: string;
+  readonly writeVersion: bigint;
+  private made: SeriesPoints[] | undefined;
+
+  constructor(readonly packed: PackedBatch) {
+    this.tenant = packed.tenant;
+    this.writeVersion = packed.writeVersion;
+  }
+
+  get series(): readonly SeriesPoints[] {
+    return (this.made ??= this.packed.unpack().series);
+  }
+}
+
+/** Per series with points: its id, first and last timestamp, one after another (packed batches read without their series). */
+export function committedSpans(batch: CommittedBatch): Float64Array {
+  if (batch instanceof PackedCommittedBatch) {
+    const { packed } = batch;
+    const spans = new Float64Array(packed.seriesCount * 3);
+    let n = 0;
+    for (let i = 0; i < packed.seriesCount; i++) {
+      const length = packed.length(i);
+      if (length === 0) continue;
+      const times = packed.f64(i, PACKED_TS);
+      const t0 = packed.start(i, PACKED_TS);
+      spans[n++] = packed.seriesId(i);
+      spans[n++] = times[t0] as number;
+      spans[n++] = times[t0 + length - 1] as number;
+    }
+    return spans.subarray(0, n);
+  }
+  const { series } = batch;
+  const spans = new Float64Array(series.length * 3);
+  let n = 0;
+  for (const s of series) {
+    const length = s.timestampMs.length;
+    if (length === 0) continue;
+    spans[n++] = s.seriesId;
+    spans[n++] = s.timestampMs[0] as number;
+    spans[n++] = s.timestampMs[length - 1] as number;
+  }
+  return spans.subarray(0, n);
 }
 
 /**

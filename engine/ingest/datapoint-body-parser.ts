@@ -3,6 +3,7 @@
 // parser and workers/ the layout functions; api/server.ts hands both to openEngine, so engine/
 // never imports workers/. Type-only: the shapes here are what the insert use case reads.
 import type { SeriesPoints, ValueType } from '../datapoints/types.ts';
+import type { PackedRows } from '../datapoints/write/packed-batch.ts';
 
 /** A scanned body the shape of POST /timeseries/data refused (SPEC: 400), as the workers report it. */
 export interface BodyScanProblem {
@@ -48,6 +49,8 @@ export interface EncodedBodyView {
   /** Per item in request order; null where the series is missing or the item has errors. */
   series: (SeriesPoints | null)[];
   errors: BodyValueProblem[];
+  /** The series with points in the packed layout, when the parser has them so (the ingest log takes them without `series`). */
+  readonly packed?: PackedRows;
 }
 
 /** What ingest last resolved for a tenant's series, by DatapointBodyLayout.hintKey (target-hints.ts). */

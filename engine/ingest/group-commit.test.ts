@@ -18,7 +18,9 @@ import { IngestWal } from './ingest-wal.ts';
 import { SlabPool } from '../memory/slab-pool.ts';
 import { replayIngestWal } from './wal-replay.ts';
 import { decodeWalRecord } from './wal-record.ts';
-import { PackedBatch } from '../datapoints/write/packed-batch.ts';
+import { PACKED_ROW, PACKED_TS, PackedBatch, type PackedRows } from '../datapoints/write/packed-batch.ts';
+import { VALUE_TYPES } from '../datapoints/types.ts';
+import { committedSpans } from './commit-listeners.ts';
 
 const quietLog = logger.child({ module: 'group-commit-test' }, { level: 'silent' });
 
@@ -392,6 +394,85 @@ t.test('with a write-ahead log: memory handed over with a batch is kept, not cop
   t.equal(memory.releases, 1, 'released once, after the insert');
   t.same(await values(tenant, 73), [4, 4, 4]);
   await log.close();
+  await wal.close();
+});
+
+/** FLOAT series packed as the parse workers lay them: each one's timestamps then values, back to back in one buffer. */
+function packedFloat(list: { seriesId: number; values: number[]; from?: number }[]): PackedRows {
+  const bytes = list.reduce((n, s) => n + 16 * s.values.length, 0);
+  const memory = new SharedArrayBuffer(bytes + 64);
+  const rows = new Float64Array(list.length * PACKED_ROW).fill(-1);
+  let at = 64; // not at the buffer's start, as in a slab shared by several carves
+  list.forEach((s, i) => {
+    const n = s.values.length;
+    const row = i * PACKED_ROW;
+    rows.set([s.seriesId, VALUE_TYPES.indexOf('FLOAT'), n, 0, at, 0, at + 8 * n], row);
+    new Float64Array(memory, at, n).set(s.values.map((_, k) => (s.from ?? T0) + k * 1000));
+    new Float64Array(memory, at + 8 * n, n).set(s.values);
+    at += 16 * n;
+  });
+  const pointCount = list.reduce((n, s) => n + s.values.length, 0);
+  return { seriesCount: list.length, pointCount, textPointCount: 0, columnByteCount: bytes, rows, memory: [memory], texts: undefined };
+}
+
+t.test('with a write-ahead log: packed series go to the log as they lie, the same record, kept and released once inserted', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const walDir = mkdtempSync(path.join(dir, 'wal-'));
+  const { wal } = await IngestWal.open({ dir: walDir, logger: quietLog });
+  const sink = new HoldingSink();
+  const log = new GroupCommitLog({ store: sink, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool() });
+  const heard: { tenant: string; spans: number[]; series: number[][] }[] = [];
+  log.onCommitted((batch) => { heard.push({ tenant: batch.tenant, spans: [...committedSpans(batch)], series: batch.series.map((s) => [...(s.float ?? [])]) }); });
+  const memory = new HandedMemory();
+  const packed = packedFloat([{ seriesId: 81, values: [1, 2, 3] }, { seriesId: 82, values: [5] }]);
+  await log.appendPacked(tenant, packed, memory);
+  await sink.entered(1);
+  const inserted = sink.calls[0]?.[0];
+  t.ok(inserted instanceof PackedBatch, 'held packed until inserted');
+  t.equal((inserted as PackedBatch).f64(0, PACKED_TS).buffer, packed.memory[0], 'the insert reads the handed memory itself');
+  t.equal(memory.releases, 0, 'acknowledged, not yet inserted: still held');
+  t.same(heard, [{ tenant, spans: [81, T0, T0 + 2000, 82, T0, T0], series: [[1, 2, 3], [5]] }], 'listeners hear it at the acknowledgement, spans and series alike');
+  const reopened = await IngestWal.open({ dir: walDir, logger: quietLog });
+  const record = reopened.recovered.map((r) => decodeWalRecord(r));
+  t.same(record.map((b) => b.series.map((s) => [s.seriesId, s.valueType, [...s.timestampMs], [...(s.float ?? [])]])), [[[81, 'FLOAT', [T0, T0 + 1000, T0 + 2000], [1, 2, 3]], [82, 'FLOAT', [T0], [5]]]], 'the logged record holds the points');
+  t.equal(record[0]?.tenant, tenant);
+  await reopened.wal.close();
+  sink.release(0);
+  await log.readBarrier();
+  t.equal(memory.releases, 1, 'released once, after the insert');
+  t.same(await values(tenant, 81), [1, 2, 3]);
+  t.same(await values(tenant, 82), [5]);
+  await log.close();
+  await wal.close();
+});
+
+t.test('packed series the log cannot keep as they lie go unpacked; refusals release their memory once', async (t) => {
+  const tenant = `t-${randomUUID()}`;
+  const walDir = mkdtempSync(path.join(dir, 'wal-'));
+  const { wal } = await IngestWal.open({ dir: walDir, logger: quietLog });
+  const log = new GroupCommitLog({ store, nextWriteVersion: () => store.writeVersions.next(), commitIntervalMinMs: 0, wal, slabs: new SlabPool() });
+  await log.appendPacked(tenant, packedFloat([{ seriesId: 83, values: [7, 8] }]));
+  const moved = packedFloat([{ seriesId: 84, values: [1, 2] }, { seriesId: 85, values: [3, 3] }]);
+  moved.rows[PACKED_ROW] = 85;
+  moved.rows[PACKED_ROW + 2] = 1; // the second series' n shortened: a gap between its timestamps and values
+  moved.pointCount = 3;
+  moved.columnByteCount -= 16;
+  const gap = new HandedMemory();
+  await log.appendPacked(tenant, moved, gap);
+  await log.readBarrier();
+  t.same(await values(tenant, 83), [7, 8], 'no memory handed: the log copies them');
+  t.same(await values(tenant, 84), [1, 2]);
+  t.same(await values(tenant, 85), [3], 'columns not back to back: unpacked, still written');
+  t.equal(gap.releases, 1, 'and their memory released once inserted');
+  const broken = new HandedMemory();
+  const bad = packedFloat([{ seriesId: 86, values: [1, 2] }]);
+  new Float64Array(bad.memory[0] as SharedArrayBuffer, 64, 2).set([T0 + 1000, T0]);
+  await t.rejects(log.appendPacked(tenant, bad, broken), /not strictly ascending/);
+  t.equal(broken.releases, 1, 'a batch breaking an invariant: refused, released at once');
+  await log.close();
+  const closed = new HandedMemory();
+  await t.rejects(log.appendPacked(tenant, packedFloat([{ seriesId: 87, values: [1] }]), closed), { code: 'StoreUnavailableError' });
+  t.equal(closed.releases, 1, 'after close: refused, released at once');
   await wal.close();
 });
 

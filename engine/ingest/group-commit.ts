@@ -14,13 +14,13 @@
 // Commit listeners (onCommitted, commit-listeners.ts) get each batch once it is durable.
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
 import { logger as rootLogger, type Logger } from '../log.ts';
-import { assertIngestBatch } from '../datapoints/write/datapoint-write.ts';
+import { assertIngestBatch, assertPackedBatch } from '../datapoints/write/datapoint-write.ts';
 import type { BatchMemory, CommitListener, IngestBatch, IngestLog, ReadWindow } from './ingest-log.ts';
-import { PackedBatch } from '../datapoints/write/packed-batch.ts';
-import { CommitListeners } from './commit-listeners.ts';
+import { PackedBatch, type PackedRows } from '../datapoints/write/packed-batch.ts';
+import { CommitListeners, PackedCommittedBatch } from './commit-listeners.ts';
 import { ReadBarriers } from './read-barriers.ts';
-import { encodeWalRecord } from './wal-record.ts';
-import { adoptedBatch, ownedCopy } from './owned-batch.ts';
+import { encodePackedWalRecord, encodeWalRecord } from './wal-record.ts';
+import { adoptedBatch, ownedCopy, type OwnedBatch } from './owned-batch.ts';
 import type { QueuedRun } from '../datapoints/types.ts';
 import type { GroupCommitLogOptions, GroupCommitStats } from './group-commit-options.ts';
 import type { IngestWal } from './ingest-wal.ts';
@@ -50,6 +50,12 @@ function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
   let count = 0;
   for (const series of batch.series) count += series.timestampMs.length;
   return count;
+}
+
+/** The write-ahead record of what the log holds: its columns as the one run owned-batch.ts laid, when it did. */
+function walRecordOf(owned: OwnedBatch): Uint8Array[] {
+  if (owned.batch instanceof PackedBatch) return encodePackedWalRecord(owned.batch, owned.columnBytes as Uint8Array);
+  return encodeWalRecord(owned.batch, owned.columnBytes);
 }
 
 export class GroupCommitLog implements IngestLog {
@@ -99,27 +105,63 @@ export class GroupCommitLog implements IngestLog {
     return accepted.refusal ? Promise.reject(accepted.refusal) : Promise.resolve();
   }
 
-  private accept(input: Omit<IngestBatch, 'writeVersion'>, memory: BatchMemory | undefined): Promise<void> | { refusal?: Error } {
-    if (this.closed) return { refusal: new StoreUnavailableError('The ingest log is closed (the service is stopping); retry on another instance.') };
-    const pointCount = pointCountOf(input);
-    if (pointCount === 0) return {};
-    const queuePointsMax = this.options.queuePointsMax ?? 8_000_000;
-    if (this.queuedPoints > 0 && this.queuedPoints + pointCount > queuePointsMax) {
-      this.counters.appendsRefused++;
-      return {
-        refusal: new OverloadedError(
-          `The ingest queue holds ${this.queuedPoints} points (limit ${queuePointsMax}); retry after ${this.options.retryAfterSeconds ?? 1} s.`,
-          this.options.retryAfterSeconds ?? 1,
-        ),
-      };
+  /**
+   * Series already packed go to the write-ahead log as they are when their columns lie as its
+   * record lays them out in the memory handed over (the parse workers write them so): no
+   * SeriesPoints per series on the way, one part of column bytes. Otherwise unpacked, as append().
+   */
+  appendPacked(tenant: string, packed: PackedRows, memory?: BatchMemory): Promise<void> {
+    const wal = this.options.wal;
+    const refusal = this.refusal(packed.pointCount);
+    const batch = !refusal && wal && memory ? new PackedBatch({ tenant, writeVersion: this.options.nextWriteVersion(), packed }) : undefined;
+    const run = batch?.columnRun();
+    if (!batch || !run || !wal || !memory) {
+      if (refusal) {
+        memory?.release();
+        return Promise.reject(refusal);
+      }
+      const unpacked = new PackedBatch({ tenant, writeVersion: 1n, packed });
+      return this.append({ tenant, series: Array.from({ length: unpacked.seriesCount }, (_, i) => unpacked.series(i)) }, memory);
     }
+    try {
+      assertPackedBatch(batch);
+    } catch (error) {
+      memory.release();
+      return Promise.reject(error as Error);
+    }
+    return this.appendLogged(wal, batch, packed.pointCount, { batch, columnBytes: run, release: () => memory.release() });
+  }
+
+  /** Why an append of `pointCount` points is refused now, if it is: the log is closed, or its queue full. */
+  private refusal(pointCount: number): Error | undefined {
+    if (this.closed) return new StoreUnavailableError('The ingest log is closed (the service is stopping); retry on another instance.');
+    const queuePointsMax = this.options.queuePointsMax ?? 8_000_000;
+    if (pointCount > 0 && this.queuedPoints > 0 && this.queuedPoints + pointCount > queuePointsMax) {
+      this.counters.appendsRefused++;
+      return new OverloadedError(
+        `The ingest queue holds ${this.queuedPoints} points (limit ${queuePointsMax}); retry after ${this.options.retryAfterSeconds ?? 1} s.`,
+        this.options.retryAfterSeconds ?? 1,
+      );
+    }
+    return undefined;
+  }
+
+  private accept(input: Omit<IngestBatch, 'writeVersion'>, memory: BatchMemory | undefined): Promise<void> | { refusal?: Error } {
+    const pointCount = pointCountOf(input);
+    const refusal = this.refusal(pointCount);
+    if (refusal) return { refusal };
+    if (pointCount === 0) return {};
     const batch: IngestBatch = { tenant: input.tenant, series: input.series, writeVersion: this.options.nextWriteVersion() };
     try {
       assertIngestBatch(batch);
     } catch (error) {
       return { refusal: error as Error };
     }
-    if (this.options.wal) return this.appendLogged(this.options.wal, batch, pointCount, memory);
+    if (this.options.wal) {
+      // Memory handed over is kept as it is until the insert; otherwise the log copies the batch.
+      const owned = memory ? adoptedBatch(batch, memory) : ownedCopy(batch, this.options.slabs);
+      return this.appendLogged(this.options.wal, new PackedBatch(owned.batch), pointCount, owned);
+    }
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
     return new Promise<void>((resolve, reject) => {
@@ -132,19 +174,18 @@ export class GroupCommitLog implements IngestLog {
 
   /**
    * The batch goes to the write-ahead log; once synced there the append is acknowledged and
-   * the batch (a copy: the request's memory goes back with its answer) queued for insert.
+   * the batch (a copy, or memory handed over: the request's memory goes back with its answer)
+   * queued for insert. `owned`: the log's hold on the columns; `batch` packed over the same memory.
    */
-  private async appendLogged(wal: IngestWal, batch: IngestBatch, pointCount: number, memory: BatchMemory | undefined): Promise<void> {
+  private async appendLogged(wal: IngestWal, batch: PackedBatch, pointCount: number, owned: OwnedBatch): Promise<void> {
     this.counters.appendsAccepted++;
     this.queuedPoints += pointCount;
     // On its way: a commit may wait for it as for a request still being parsed.
     const arrived = this.expectAppend();
-    // Memory handed over is kept as it is until the insert; otherwise the log copies the batch.
-    const owned = memory ? adoptedBatch(batch, memory) : ownedCopy(batch, this.options.slabs);
     let sequence: number;
     try {
       // The log's own copy: the request's memory goes back with its answer.
-      sequence = await wal.append(encodeWalRecord(owned.batch, owned.columnBytes));
+      sequence = await wal.append(walRecordOf(owned));
     } catch (cause) {
       this.queuedPoints -= pointCount;
       owned.release();
@@ -153,15 +194,14 @@ export class GroupCommitLog implements IngestLog {
     }
     const index = this.nextIndex++;
     // The log's copy, packed: reads copy queued points out of it until its insert is done (queuedForRead).
-    const packedBatch = new PackedBatch(owned.batch);
-    this.barriers.added(packedBatch, index);
+    this.barriers.added(batch, index);
     // Listeners hear of the batch at the acknowledgement, the synced log, not at the insert:
     // a 2xx means durable (CONTRACT), so a subscriber learns of points when their writer does,
     // never before, and the insert's delay is not added to every notification. The batch is
     // lent for the call: the insert may give the slab of owned.batch back after it.
-    if (this.committed.active) this.committed.notify([owned.batch]);
+    if (this.committed.active) this.committed.notify([owned.batch instanceof PackedBatch ? new PackedCommittedBatch(owned.batch) : owned.batch]);
     const noop = () => undefined;
-    this.queue.push({ batch: packedBatch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
+    this.queue.push({ batch, pointCount, queuedAtMs: Date.now(), resolve: noop, reject: noop, sequence, index, release: owned.release });
     this.waitingPoints += pointCount;
     arrived();
     this.startCommitLoop();

@@ -2,6 +2,7 @@
 // what its commit listeners get once a batch is durable. The points' shapes are
 // engine/datapoints/types.ts.
 import type { QueuedRun, SeriesPoints } from '../datapoints/types.ts';
+import type { PackedRows } from '../datapoints/write/packed-batch.ts';
 
 /** The time a read covers, [start, end) in epoch ms (±Infinity when open): a read barrier waits only for points within it. */
 export interface ReadWindow {
@@ -62,6 +63,11 @@ export interface IngestLog {
    * longer reads them (on every path, refusals included), and the caller must not.
    */
   append(batch: Omit<IngestBatch, 'writeVersion'>, memory?: BatchMemory): Promise<void>;
+  /**
+   * Optional: append() of series already packed (packed-batch.ts; every one with points, no
+   * seriesId twice), the same contract. A log without it takes them unpacked through append().
+   */
+  appendPacked?(tenant: string, packed: PackedRows, memory?: BatchMemory): Promise<void>;
   /**
    * Optional: announces an append on its way (a request being parsed) so a batching log can
    * let it join the next insert; call the returned function once appended or abandoned.

@@ -6,7 +6,7 @@
 import type { FieldProblem } from '../errors.ts';
 import { BadRequestError, UnprocessableError } from '../errors.ts';
 import type { Access } from '../grants/access.ts';
-import { mergeSameSeries } from '../datapoints/write/merge-series.ts';
+import { mergeSameSeries, packedHasRepeatedId } from '../datapoints/write/merge-series.ts';
 import { SERIES_VALUE_COLUMNS, seriesColumnAt, type SeriesPoints } from '../datapoints/types.ts';
 import type { IngestLog } from './ingest-log.ts';
 import { unknownSeriesError } from '../datapoints/unknown-series.ts';
@@ -86,6 +86,10 @@ export function fitsItsColumns(slab: Slab, series: readonly SeriesPoints[]): boo
   for (const s of series) {
     for (let c = 0; c <= SERIES_VALUE_COLUMNS.length; c++) bytes += seriesColumnAt(s, c)?.byteLength ?? 0;
   }
+  return fitsColumnBytes(slab, bytes);
+}
+
+function fitsColumnBytes(slab: Slab, bytes: number): boolean {
   return slab.buffer.byteLength < HANDED_SLAB_OVERSIZE * bytes || slab.buffer.byteLength - bytes <= HANDED_SLAB_SLACK_BYTES_MAX;
 }
 
@@ -155,24 +159,47 @@ async function insertDatapointsAnnounced(
   if (capErrors.length > 0) throw new BadRequestError('Too many data points in one collection; split the batch', valueProblems(capErrors));
   // SPEC: a value that does not parse against the valueType is a 422; nothing is written.
   if (encoded.errors.length > 0) throw new UnprocessableError(`${encoded.errors.length} value(s) do not parse against their series' valueType`, valueProblems(encoded.errors));
-  const series = mergeSameSeries(encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0));
-  if (series.length > 0) {
-    let pointCount = 0;
-    let textCount = 0;
-    for (const s of series) {
-      pointCount += s.timestampMs.length;
-      if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
+  // The workers' columns go to the log as they came, packed, when the log takes them so and no
+  // series is named twice (those are merged first: mergeSameSeries).
+  const { packed } = encoded;
+  const appendPacked = deps.ingestLog.appendPacked?.bind(deps.ingestLog);
+  if (packed && appendPacked && !packedHasRepeatedId(packed)) {
+    if (packed.seriesCount > 0) {
+      await logPoints(access, deps, { points: packed.pointCount, text: packed.textPointCount, columnBytes: packed.columnByteCount }, columns, slabs, appended, (handed) => appendPacked(access.tenant, packed, handed));
     }
-    await deps.quotas.chargeDatapoints(access.tenant, pointCount, textCount);
-    // From here the log releases the columns' slab, not this request; a slab mostly slack
-    // stays with the request, and the log copies the columns into one that fits.
-    const at = columns !== undefined && fitsItsColumns(columns, series) ? slabs.indexOf(columns) : -1;
-    const handed = at >= 0 ? slabs.splice(at, 1)[0] : undefined;
-    const appending = deps.ingestLog.append({ tenant: access.tenant, series }, handed);
-    appended?.();
-    await timed(deps.metrics, 'ingest-log', 'append', () => appending);
-    deps.metrics.datapointsIngested.inc({ mode: deps.mode }, pointCount);
+  } else {
+    const series = mergeSameSeries(encoded.series.filter((s): s is SeriesPoints => s !== null && s.timestampMs.length > 0));
+    if (series.length > 0) {
+      let pointCount = 0;
+      let textCount = 0;
+      let columnBytes = 0;
+      for (const s of series) {
+        pointCount += s.timestampMs.length;
+        if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
+        for (let c = 0; c <= SERIES_VALUE_COLUMNS.length; c++) columnBytes += seriesColumnAt(s, c)?.byteLength ?? 0;
+      }
+      await logPoints(access, deps, { points: pointCount, text: textCount, columnBytes }, columns, slabs, appended, (handed) => deps.ingestLog.append({ tenant: access.tenant, series }, handed));
+    }
   }
   // SPEC: 404 when some targets are missing; the others are still inserted.
   if (missing.length > 0) throw unknownSeriesError(missing, 'Some items were not inserted');
+}
+
+/**
+ * Charges the points to the tenant's quota and appends them (`append`, given the columns'
+ * slab when the log may keep it); resolves once they are durable.
+ */
+async function logPoints(
+  access: Access, deps: InsertDatapointsDeps, counts: { points: number; text: number; columnBytes: number }, columns: Slab | undefined, slabs: Slab[],
+  appended: (() => void) | undefined, append: (handed: Slab | undefined) => Promise<void>,
+): Promise<void> {
+  await deps.quotas.chargeDatapoints(access.tenant, counts.points, counts.text);
+  // From here the log releases the columns' slab, not this request; a slab mostly slack
+  // stays with the request, and the log copies the columns into one that fits.
+  const at = columns !== undefined && fitsColumnBytes(columns, counts.columnBytes) ? slabs.indexOf(columns) : -1;
+  const handed = at >= 0 ? slabs.splice(at, 1)[0] : undefined;
+  const appending = append(handed);
+  appended?.();
+  await timed(deps.metrics, 'ingest-log', 'append', () => appending);
+  deps.metrics.datapointsIngested.inc({ mode: deps.mode }, counts.points);
 }

@@ -10,10 +10,12 @@ import { seriesColumnAt, type SeriesPoints } from '../datapoints/types.ts';
 import type { BatchMemory, IngestBatch } from './ingest-log.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
+import type { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { RECORD_COLUMNS } from './wal-record.ts';
 
-export interface OwnedBatch {
-  batch: IngestBatch;
+export interface OwnedBatch<B extends IngestBatch | PackedBatch = IngestBatch | PackedBatch> {
+  /** Packed when it came so, with its columns as one run (PackedBatch.columnRun). */
+  batch: B;
   /** Every column's bytes in record order, one run (encodeWalRecord's `columnBytes`), when the copy laid them so. */
   columnBytes?: Uint8Array;
   /** Gives the copy's memory back (once inserted). */
@@ -59,13 +61,13 @@ function seriesOver(series: readonly SeriesPoints[], from: Uint8Array, bytes: Ui
 }
 
 /** A batch whose memory the caller handed over (IngestLog.append's `memory`): kept as it is, no copy. */
-export function adoptedBatch(batch: IngestBatch, memory: BatchMemory): OwnedBatch {
+export function adoptedBatch(batch: IngestBatch, memory: BatchMemory): OwnedBatch<IngestBatch> {
   const run = backToBack(batch.series);
   return { batch, release: () => memory.release(), ...(run ? { columnBytes: run } : {}) };
 }
 
 /** A copy of a batch in one slab (or, without slabs, in memory of its own). */
-export function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): OwnedBatch {
+export function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): OwnedBatch<IngestBatch> {
   let total = 0;
   let arenaBytes = 0;
   for (const s of batch.series) {
@@ -77,7 +79,7 @@ export function ownedCopy(batch: IngestBatch, slabs: SlabPool | undefined): Owne
   }
   const slab = slabs?.acquire(arenaBytes);
   const release = () => slab?.release();
-  const own = (series: SeriesPoints[], run?: Uint8Array): OwnedBatch => ({
+  const own = (series: SeriesPoints[], run?: Uint8Array): OwnedBatch<IngestBatch> => ({
     batch: { tenant: batch.tenant, writeVersion: batch.writeVersion, series }, release, ...(run ? { columnBytes: run } : {}),
   });
   const source = backToBack(batch.series);

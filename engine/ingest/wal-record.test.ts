@@ -6,7 +6,10 @@
 // older records are built byte by byte as those versions laid them out.
 import t from 'tap';
 import type { IngestBatch } from './ingest-log.ts';
-import { WAL_RECORD_VERSION, decodeWalRecord, encodeWalRecord } from './wal-record.ts';
+import { WAL_RECORD_VERSION, decodeWalRecord, encodePackedWalRecord, encodeWalRecord } from './wal-record.ts';
+import { ownedCopy } from './owned-batch.ts';
+import { SlabPool } from '../memory/slab-pool.ts';
+import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 
 const ts = (n: number) => Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + i * 1000);
 const batch: IngestBatch = {
@@ -33,6 +36,20 @@ t.test('every value type round-trips exactly', async (t) => {
     t.same(got, series, `series ${series.seriesId} (${series.valueType})`);
   });
   t.ok(Object.is(back.series[0]?.float?.[0], -0), '-0 stays -0');
+});
+
+t.test('a packed batch writes the same record byte for byte, its columns as the one run they lie in', async (t) => {
+  // Laid out as the parse workers lay a request's columns: back to back in record order, in one buffer.
+  const owned = ownedCopy(batch, new SlabPool());
+  const packed = new PackedBatch(owned.batch);
+  const run = packed.columnRun();
+  if (!run) throw new Error('the copy lays the columns out as one run');
+  t.same(Buffer.from(run), Buffer.from(owned.columnBytes as Uint8Array), 'the run is the copy\'s column bytes');
+  t.same(join(encodePackedWalRecord(packed, run)), join(encodeWalRecord(batch)));
+  t.same(decodeWalRecord(join(encodePackedWalRecord(packed, run))), batch);
+  t.throws(() => encodePackedWalRecord(packed, run.subarray(1)), /column bytes given/, 'a run of the wrong length is refused');
+  const apart = new PackedBatch(batch); // each column an array of its own
+  t.equal(apart.columnRun(), undefined, 'columns in several buffers are no run');
 });
 
 t.test('a version-1 record (JSON header) still decodes', async (t) => {

@@ -24,6 +24,7 @@ import assert from 'node:assert/strict';
 import { endianness } from 'node:os';
 import { SERIES_VALUE_COLUMNS, VALUE_TYPES, VALUE_TYPE_INDEX, seriesValueColumn, type SeriesPoints, type ValueType } from '../datapoints/types.ts';
 import type { IngestBatch } from './ingest-log.ts';
+import { PACKED_IS_TEXT, type PackedBatch } from '../datapoints/write/packed-batch.ts';
 
 assert.equal(endianness(), 'LE', 'wal-record writes typed arrays as little-endian bytes');
 
@@ -64,32 +65,75 @@ function columnMask(series: SeriesPoints): number {
 
 /** The format word, the header's length and the binary header of a batch (see the layout above). */
 function encodeHeader(batch: IngestBatch): Buffer {
-  const tenant = Buffer.from(batch.tenant, 'utf8');
-  assert.ok(tenant.length <= 0xffff, 'wal record: a tenant name of over 65,535 bytes');
   let texts: string[][] | undefined;
   for (const s of batch.series) if (s.text) (texts ??= []).push(s.text);
+  return encodeHeaderWith(batch.tenant, batch.writeVersion, batch.series.length, texts, (record, seriesAt) => {
+    let at = seriesAt;
+    for (const s of batch.series) {
+      writeSeriesHeader(record, at, s.seriesId, VALUE_TYPE_INDEX.get(s.valueType) as number, columnMask(s) | (s.text ? TEXT_BIT : 0), s.timestampMs.length);
+      at += SERIES_HEADER_BYTES;
+    }
+  });
+}
+
+/** The same header for a packed batch: byte for byte what encodeHeader writes for its series. */
+function encodePackedHeader(batch: PackedBatch): Buffer {
+  let texts: string[][] | undefined;
+  for (let i = 0; i < batch.seriesCount; i++) {
+    const text = batch.text(i);
+    if (text) (texts ??= []).push(text);
+  }
+  return encodeHeaderWith(batch.tenant, batch.writeVersion, batch.seriesCount, texts, (record, seriesAt) => {
+    let at = seriesAt;
+    for (let i = 0; i < batch.seriesCount; i++) {
+      let mask = batch.text(i) ? TEXT_BIT : 0;
+      for (let k = 0; k < RECORD_COLUMNS.length; k++) if (batch.has(i, k + 1)) mask |= 1 << k;
+      writeSeriesHeader(record, at, batch.seriesId(i), batch.valueTypeIndex(i), mask, batch.length(i));
+      at += SERIES_HEADER_BYTES;
+    }
+  });
+}
+
+function writeSeriesHeader(record: Buffer, at: number, seriesId: number, typeIndex: number, bits: number, n: number): void {
+  record.writeDoubleLE(seriesId, at);
+  record.writeUInt8(typeIndex, at + 8);
+  record.writeUInt8(bits, at + 9);
+  record.writeUInt32LE(n, at + 10);
+}
+
+function encodeHeaderWith(tenantName: string, writeVersion: bigint, seriesCount: number, texts: string[][] | undefined, writeSeries: (record: Buffer, seriesAt: number) => void): Buffer {
+  const tenant = Buffer.from(tenantName, 'utf8');
+  assert.ok(tenant.length <= 0xffff, 'wal record: a tenant name of over 65,535 bytes');
   const textJson = texts ? Buffer.from(JSON.stringify(texts), 'utf8') : undefined;
   const seriesAt = 8 + 4 + 8 + 2 + tenant.length;
-  const textAt = seriesAt + batch.series.length * SERIES_HEADER_BYTES;
+  const textAt = seriesAt + seriesCount * SERIES_HEADER_BYTES;
   const headerLength = textAt + 4 + (textJson?.length ?? 0) - 8;
   const record = Buffer.allocUnsafe(8 + headerLength);
   record.writeUInt32LE((BINARY_HEADER | WAL_RECORD_VERSION) >>> 0, 0);
   record.writeUInt32LE(headerLength, 4);
-  record.writeUInt32LE(batch.series.length, 8);
-  record.writeBigUInt64LE(batch.writeVersion, 12);
+  record.writeUInt32LE(seriesCount, 8);
+  record.writeBigUInt64LE(writeVersion, 12);
   record.writeUInt16LE(tenant.length, 20);
   tenant.copy(record, 22);
-  let at = seriesAt;
-  for (const s of batch.series) {
-    record.writeDoubleLE(s.seriesId, at);
-    record.writeUInt8(VALUE_TYPE_INDEX.get(s.valueType) as number, at + 8);
-    record.writeUInt8(columnMask(s) | (s.text ? TEXT_BIT : 0), at + 9);
-    record.writeUInt32LE(s.timestampMs.length, at + 10);
-    at += SERIES_HEADER_BYTES;
-  }
-  record.writeUInt32LE(textJson?.length ?? 0, at);
-  textJson?.copy(record, at + 4);
+  writeSeries(record, seriesAt);
+  record.writeUInt32LE(textJson?.length ?? 0, textAt);
+  textJson?.copy(record, textAt + 4);
   return record;
+}
+
+/**
+ * A packed batch's record, its columns given as the one run they lie in (PackedBatch.columnRun):
+ * the same bytes encodeWalRecord writes for the batch unpacked.
+ */
+export function encodePackedWalRecord(batch: PackedBatch, columnBytes: Uint8Array): Uint8Array[] {
+  let columnByteCount = 0;
+  for (let i = 0; i < batch.seriesCount; i++) {
+    const n = batch.length(i);
+    columnByteCount += 8 * n;
+    for (let k = 0; k < RECORD_COLUMNS.length; k++) if (batch.has(i, k + 1)) columnByteCount += k + 1 === PACKED_IS_TEXT ? n : 8 * n;
+  }
+  assert.ok(columnBytes.byteLength === columnByteCount, `wal record: ${columnBytes.byteLength} column bytes given for columns of ${columnByteCount}`);
+  return [encodePackedHeader(batch), columnBytes];
 }
 
 /**

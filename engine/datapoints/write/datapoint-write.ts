@@ -55,9 +55,56 @@ export function assertSeriesPoints(points: SeriesPoints): void {
 }
 
 export function assertIngestBatch(batch: IngestBatch): void {
+  assertBatchHead(batch);
+  for (const points of batch.series) assertSeriesPoints(points);
+}
+
+function assertBatchHead(batch: { tenant: string; writeVersion: bigint }): void {
   assert.ok(typeof batch.tenant === 'string' && batch.tenant.length > 0, 'batch without tenant');
   assert.ok(batch.writeVersion > 0n && batch.writeVersion < VERSION_LIMIT, `writeVersion ${batch.writeVersion} out of range`);
-  for (const points of batch.series) assertSeriesPoints(points);
+}
+
+function assertPackedColumn(batch: PackedBatch, i: number, column: number, name: string): void {
+  if (!batch.has(i, column)) assert.fail(`series ${batch.seriesId(i)}: the ${name} column is missing`);
+}
+
+/** assertIngestBatch's checks on a batch that came packed (its columns' lengths are its n by construction). */
+export function assertPackedBatch(batch: PackedBatch): void {
+  assertBatchHead(batch);
+  for (let i = 0; i < batch.seriesCount; i++) {
+    const seriesId = batch.seriesId(i);
+    if (!(Number.isSafeInteger(seriesId) && seriesId > 0)) assert.fail(`series id ${seriesId} is not a positive safe integer`);
+    const length = batch.length(i);
+    const times = batch.f64(i, PACKED_TS);
+    const t0 = batch.start(i, PACKED_TS);
+    if (!(length > 0 && t0 + length <= times.length)) assert.fail(`series ${seriesId}: ${length} points outside its memory`);
+    for (let k = 1; k < length; k++) {
+      if (!((times[t0 + k] as number) > (times[t0 + k - 1] as number))) assert.fail(`series ${seriesId}: timestamps not strictly ascending at index ${k}`);
+    }
+    if (!(Number.isSafeInteger(times[t0]) && Number.isSafeInteger(times[t0 + length - 1]))) assert.fail(`series ${seriesId}: timestamps must be integers`);
+    const text = batch.text(i);
+    switch (familyOf(batch.valueType(i))) {
+      case 'float': assertPackedColumn(batch, i, PACKED_FLOAT, 'float'); break;
+      case 'int': assertPackedColumn(batch, i, PACKED_BIGINT, 'bigint'); break;
+      case 'numeric': assertPackedColumn(batch, i, PACKED_SCALED, 'scaled'); break;
+      case 'decimal32': {
+        assertPackedColumn(batch, i, PACKED_SCALED, 'scaled');
+        const scaled = batch.i64(i, PACKED_SCALED);
+        const s0 = batch.start(i, PACKED_SCALED);
+        for (let k = s0; k < s0 + length; k++) {
+          const value = scaled[k] as bigint;
+          if (value > DECIMAL32_SCALED_MAX || value < -DECIMAL32_SCALED_MAX) assert.fail(`series ${seriesId}: DECIMAL32 value ${value} out of range`);
+        }
+        break;
+      }
+      case 'text': assertColumn('text', text, length, seriesId); break;
+      case 'mixed':
+        assertPackedColumn(batch, i, PACKED_FLOAT, 'float');
+        assertColumn('text', text, length, seriesId);
+        assertPackedColumn(batch, i, PACKED_IS_TEXT, 'isText');
+        break;
+    }
+  }
 }
 
 /** The text column of a text or mixed family's parts, in insert order. */

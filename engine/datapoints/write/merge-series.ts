@@ -2,6 +2,7 @@
 // wants one SeriesPoints per series, sorted with no duplicate timestamp, so they are merged
 // here: later items win a shared timestamp, as later points within an item do.
 import type { SeriesPoints } from '../types.ts';
+import { PACKED_ROW, type PackedRows } from './packed-batch.ts';
 
 function take(series: SeriesPoints, order: number[]): SeriesPoints {
   const pick = <T extends Float64Array | BigInt64Array | Uint8Array>(column: T | undefined, make: (n: number) => T): T | undefined => {
@@ -56,8 +57,20 @@ function hasRepeatedId(series: readonly SeriesPoints[]): boolean {
   if (n < 2) return false;
   if (idScratch.length < n) idScratch = new Float64Array(Math.max(n, idScratch.length * 2));
   for (let i = 0; i < n; i++) idScratch[i] = (series[i] as SeriesPoints).seriesId;
-  const ids = idScratch.subarray(0, n).sort();
-  for (let i = 1; i < n; i++) if (ids[i] === ids[i - 1]) return true;
+  return sortedRepeats(idScratch.subarray(0, n).sort());
+}
+
+/** Whether packed series (packed-batch.ts) name some seriesId twice. */
+export function packedHasRepeatedId(packed: PackedRows): boolean {
+  const n = packed.seriesCount;
+  if (n < 2) return false;
+  if (idScratch.length < n) idScratch = new Float64Array(Math.max(n, idScratch.length * 2));
+  for (let i = 0; i < n; i++) idScratch[i] = packed.rows[i * PACKED_ROW] as number;
+  return sortedRepeats(idScratch.subarray(0, n).sort());
+}
+
+function sortedRepeats(ids: Float64Array): boolean {
+  for (let i = 1; i < ids.length; i++) if (ids[i] === ids[i - 1]) return true;
   return false;
 }
 

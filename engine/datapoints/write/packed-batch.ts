@@ -15,9 +15,30 @@ export const PACKED_FLOAT = 1;
 export const PACKED_BIGINT = 2;
 export const PACKED_SCALED = 3;
 export const PACKED_IS_TEXT = 4;
-const COLUMN_COUNT = 5;
+export const PACKED_COLUMN_COUNT = 5;
+const COLUMN_COUNT = PACKED_COLUMN_COUNT;
 /** Per series: seriesId, valueType index, n, then per column its memory's index and byteOffset (-1: absent). */
-const ROW = 3 + 2 * COLUMN_COUNT;
+export const PACKED_ROW = 3 + 2 * COLUMN_COUNT;
+const ROW = PACKED_ROW;
+
+/**
+ * A batch's series already in the packed layout (PACKED_ROW numbers each, every one with at
+ * least one point), as the parse workers' answer gives them (datapoint-wire.ts): a request
+ * goes to the ingest log without a SeriesPoints and its typed-array views per series, which
+ * were 30% of what the event loop allocated per gateway request (bench/probe.ts gateway --heap).
+ */
+export interface PackedRows {
+  seriesCount: number;
+  pointCount: number;
+  /** Points of TEXT and MIXED series (the quota counts them apart). */
+  textPointCount: number;
+  /** Bytes of the series' columns (the log keeps the memory they lie in only when they fill enough of it). */
+  columnByteCount: number;
+  rows: Float64Array;
+  memory: ArrayBufferLike[];
+  /** By series index, where the series has text (TEXT, MIXED). */
+  texts: (string[] | undefined)[] | undefined;
+}
 
 export class PackedBatch {
   readonly tenant: string;
@@ -33,10 +54,24 @@ export class PackedBatch {
   private i64s: (BigInt64Array | undefined)[] | undefined;
   private u8s: (Uint8Array | undefined)[] | undefined;
 
-  /** A batch that passed assertIngestBatch (datapoint-write.ts): its columns are referenced, not copied. */
-  constructor(batch: IngestBatch) {
+  /**
+   * A batch that passed assertIngestBatch (datapoint-write.ts): its columns are referenced, not
+   * copied. Or series already packed (check it with assertPackedBatch), with their batch's
+   * tenant and write version.
+   */
+  constructor(batch: IngestBatch | { tenant: string; writeVersion: bigint; packed: PackedRows }) {
     this.tenant = batch.tenant;
     this.writeVersion = batch.writeVersion;
+    if ('packed' in batch) {
+      // The same fields in the same order as below: one shape for every batch the insert reads.
+      const { packed } = batch;
+      this.seriesCount = packed.seriesCount;
+      this.rows = packed.rows;
+      this.memory = packed.memory;
+      this.pointCount = packed.pointCount;
+      this.texts = packed.texts;
+      return;
+    }
     const series = batch.series;
     this.seriesCount = series.length;
     this.rows = new Float64Array(series.length * ROW);
@@ -75,6 +110,11 @@ export class PackedBatch {
 
   seriesId(i: number): number {
     return this.rows[i * ROW] as number;
+  }
+
+  /** Series i's valueType as its place in VALUE_TYPES. */
+  valueTypeIndex(i: number): number {
+    return (this.rows[i * ROW + 1] as number) | 0;
   }
 
   valueType(i: number): ValueType {
@@ -126,6 +166,27 @@ export class PackedBatch {
 
   text(i: number): string[] | undefined {
     return this.texts?.[i];
+  }
+
+  /**
+   * The bytes the columns span when they lie back to back in one memory in the ingest log
+   * record's order (series by series: timestamps, then the value columns in PACKED order), as
+   * the parse workers write them: the record takes them as one part (owned-batch.ts).
+   */
+  columnRun(): Uint8Array | undefined {
+    if (this.seriesCount === 0 || this.memory.length !== 1) return undefined;
+    const start = this.rows[4] as number;
+    let end = start;
+    for (let i = 0; i < this.seriesCount; i++) {
+      const row = i * ROW;
+      const n = this.rows[row + 2] as number;
+      for (let c = 0; c < COLUMN_COUNT; c++) {
+        if ((this.rows[row + 3 + 2 * c] as number) < 0) continue;
+        if (this.rows[row + 4 + 2 * c] !== end) return undefined;
+        end += c === PACKED_IS_TEXT ? n : 8 * n;
+      }
+    }
+    return new Uint8Array(this.memory[0] as ArrayBufferLike, start, end - start);
   }
 
   /** Series i as SeriesPoints: fresh views on the same memory (for what is not on the hot path). */
