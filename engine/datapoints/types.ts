@@ -80,6 +80,26 @@ export function seriesColumnAt(series: SeriesPoints, c: number): Float64Array | 
   return c === 0 ? series.timestampMs : seriesValueColumn(series, c - 1);
 }
 
+/**
+ * A batch's series already in the packed layout (PACKED_ROW numbers each, write/packed-batch.ts;
+ * every one with at least one point), as the parse workers' answer gives them
+ * (workers/datapoint-wire.ts): a request goes to the ingest log without a SeriesPoints and its
+ * typed-array views per series, which were 30% of what the event loop allocated per gateway
+ * request (bench/probe.ts gateway --heap).
+ */
+export interface PackedRows {
+  seriesCount: number;
+  pointCount: number;
+  /** Points of TEXT and MIXED series (the quota counts them apart). */
+  textPointCount: number;
+  /** Bytes of the series' columns (the log keeps the memory they lie in only when they fill enough of it). */
+  columnByteCount: number;
+  rows: Float64Array;
+  memory: ArrayBufferLike[];
+  /** By series index, where the series has text (TEXT, MIXED). */
+  texts: (string[] | undefined)[] | undefined;
+}
+
 /** Each valueType's place in VALUE_TYPES: how the wire, the log record and packed batches write it as a number. */
 export const VALUE_TYPE_INDEX: ReadonlyMap<ValueType, number> = new Map(VALUE_TYPES.map((type, k) => [type, k]));
 

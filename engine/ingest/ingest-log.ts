@@ -1,8 +1,7 @@
 // The ingest log's own types: the batch it takes, the log itself (group commit or Kafka), and
 // what its commit listeners get once a batch is durable. The points' shapes are
 // engine/datapoints/types.ts.
-import type { QueuedRun, SeriesPoints } from '../datapoints/types.ts';
-import type { PackedRows } from '../datapoints/write/packed-batch.ts';
+import type { PackedRows, QueuedRun, SeriesPoints } from '../datapoints/types.ts';
 
 /** The time a read covers, [start, end) in epoch ms (±Infinity when open): a read barrier waits only for points within it. */
 export interface ReadWindow {

@@ -6,7 +6,7 @@
 // (1.7 MB a scavenge, 2.5 ms average and 13 ms at worst, 7% of the event loop; heap sampling
 // and --trace-gc-nvp, bench/probe.ts gateway, 2026-11-25). Packed, a request is one object,
 // one Float64Array of numbers outside the heap and references to memory it already had.
-import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type SeriesPoints, type ValueType } from '../types.ts';
+import { VALUE_TYPES, VALUE_TYPE_INDEX, seriesColumnAt, type PackedRows, type SeriesPoints, type ValueType } from '../types.ts';
 import type { IngestBatch } from '../../ingest/ingest-log.ts';
 
 /** A series' columns by place: the timestamps, then SERIES_VALUE_COLUMNS' order. */
@@ -21,24 +21,7 @@ const COLUMN_COUNT = PACKED_COLUMN_COUNT;
 export const PACKED_ROW = 3 + 2 * COLUMN_COUNT;
 const ROW = PACKED_ROW;
 
-/**
- * A batch's series already in the packed layout (PACKED_ROW numbers each, every one with at
- * least one point), as the parse workers' answer gives them (datapoint-wire.ts): a request
- * goes to the ingest log without a SeriesPoints and its typed-array views per series, which
- * were 30% of what the event loop allocated per gateway request (bench/probe.ts gateway --heap).
- */
-export interface PackedRows {
-  seriesCount: number;
-  pointCount: number;
-  /** Points of TEXT and MIXED series (the quota counts them apart). */
-  textPointCount: number;
-  /** Bytes of the series' columns (the log keeps the memory they lie in only when they fill enough of it). */
-  columnByteCount: number;
-  rows: Float64Array;
-  memory: ArrayBufferLike[];
-  /** By series index, where the series has text (TEXT, MIXED). */
-  texts: (string[] | undefined)[] | undefined;
-}
+export type { PackedRows } from '../types.ts';
 
 export class PackedBatch {
   readonly tenant: string;
