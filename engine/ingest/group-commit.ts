@@ -19,8 +19,7 @@ import type { BatchMemory, CommitListener, IngestBatch, IngestLog, ReadWindow } 
 import { PackedBatch, type PackedRows } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, PackedCommittedBatch } from './commit-listeners.ts';
 import { ReadBarriers } from './read-barriers.ts';
-import { encodePackedWalRecord, encodeWalRecord } from './wal-record.ts';
-import { adoptedBatch, ownedCopy, type OwnedBatch } from './owned-batch.ts';
+import { adoptedBatch, adoptedPacked, ownedCopy, walRecordOf, type OwnedBatch } from './owned-batch.ts';
 import type { QueuedRun } from '../datapoints/types.ts';
 import type { GroupCommitLogOptions, GroupCommitStats } from './group-commit-options.ts';
 import type { IngestWal } from './ingest-wal.ts';
@@ -50,12 +49,6 @@ function pointCountOf(batch: Omit<IngestBatch, 'writeVersion'>): number {
   let count = 0;
   for (const series of batch.series) count += series.timestampMs.length;
   return count;
-}
-
-/** The write-ahead record of what the log holds: its columns as the one run owned-batch.ts laid, when it did. */
-function walRecordOf(owned: OwnedBatch): Uint8Array[] {
-  if (owned.batch instanceof PackedBatch) return encodePackedWalRecord(owned.batch, owned.columnBytes as Uint8Array);
-  return encodeWalRecord(owned.batch, owned.columnBytes);
 }
 
 export class GroupCommitLog implements IngestLog {
@@ -111,25 +104,23 @@ export class GroupCommitLog implements IngestLog {
    * SeriesPoints per series on the way, one part of column bytes. Otherwise unpacked, as append().
    */
   appendPacked(tenant: string, packed: PackedRows, memory?: BatchMemory): Promise<void> {
-    const wal = this.options.wal;
     const refusal = this.refusal(packed.pointCount);
-    const batch = !refusal && wal && memory ? new PackedBatch({ tenant, writeVersion: this.options.nextWriteVersion(), packed }) : undefined;
-    const run = batch?.columnRun();
-    if (!batch || !run || !wal || !memory) {
-      if (refusal) {
-        memory?.release();
-        return Promise.reject(refusal);
-      }
-      const unpacked = new PackedBatch({ tenant, writeVersion: 1n, packed });
-      return this.append({ tenant, series: Array.from({ length: unpacked.seriesCount }, (_, i) => unpacked.series(i)) }, memory);
+    if (refusal) {
+      memory?.release();
+      return Promise.reject(refusal);
     }
+    const { wal } = this.options;
+    const batch = new PackedBatch({ tenant, writeVersion: this.options.nextWriteVersion(), packed });
+    const owned = wal && memory ? adoptedPacked(batch, memory) : undefined;
+    // append() gives the unpacked batch a write version of its own (versions may skip).
+    if (!wal || !owned) return this.append({ tenant, series: batch.unpack().series }, memory);
     try {
       assertPackedBatch(batch);
     } catch (error) {
-      memory.release();
+      owned.release();
       return Promise.reject(error as Error);
     }
-    return this.appendLogged(wal, batch, packed.pointCount, { batch, columnBytes: run, release: () => memory.release() });
+    return this.appendLogged(wal, batch, packed.pointCount, owned);
   }
 
   /** Why an append of `pointCount` points is refused now, if it is: the log is closed, or its queue full. */

@@ -81,16 +81,17 @@ const HANDED_SLAB_OVERSIZE = 4;
  * over as it is (no copy per small request), and so is the slab the encode sized for its
  * columns (at most ~2.2 times their bytes).
  */
-export function fitsItsColumns(slab: Slab, series: readonly SeriesPoints[]): boolean {
+export function fitsItsColumns(slab: Slab, columnBytes: number): boolean {
+  return slab.buffer.byteLength < HANDED_SLAB_OVERSIZE * columnBytes || slab.buffer.byteLength - columnBytes <= HANDED_SLAB_SLACK_BYTES_MAX;
+}
+
+/** Bytes of the series' columns (packed series count theirs as PackedRows.columnByteCount). */
+export function seriesColumnBytes(series: readonly SeriesPoints[]): number {
   let bytes = 0;
   for (const s of series) {
     for (let c = 0; c <= SERIES_VALUE_COLUMNS.length; c++) bytes += seriesColumnAt(s, c)?.byteLength ?? 0;
   }
-  return fitsColumnBytes(slab, bytes);
-}
-
-function fitsColumnBytes(slab: Slab, bytes: number): boolean {
-  return slab.buffer.byteLength < HANDED_SLAB_OVERSIZE * bytes || slab.buffer.byteLength - bytes <= HANDED_SLAB_SLACK_BYTES_MAX;
+  return bytes;
 }
 
 /**
@@ -172,13 +173,11 @@ async function insertDatapointsAnnounced(
     if (series.length > 0) {
       let pointCount = 0;
       let textCount = 0;
-      let columnBytes = 0;
       for (const s of series) {
         pointCount += s.timestampMs.length;
         if (s.valueType === 'TEXT' || s.valueType === 'MIXED') textCount += s.timestampMs.length;
-        for (let c = 0; c <= SERIES_VALUE_COLUMNS.length; c++) columnBytes += seriesColumnAt(s, c)?.byteLength ?? 0;
       }
-      await logPoints(access, deps, { points: pointCount, text: textCount, columnBytes }, columns, slabs, appended, (handed) => deps.ingestLog.append({ tenant: access.tenant, series }, handed));
+      await logPoints(access, deps, { points: pointCount, text: textCount, columnBytes: seriesColumnBytes(series) }, columns, slabs, appended, (handed) => deps.ingestLog.append({ tenant: access.tenant, series }, handed));
     }
   }
   // SPEC: 404 when some targets are missing; the others are still inserted.
@@ -196,7 +195,7 @@ async function logPoints(
   await deps.quotas.chargeDatapoints(access.tenant, counts.points, counts.text);
   // From here the log releases the columns' slab, not this request; a slab mostly slack
   // stays with the request, and the log copies the columns into one that fits.
-  const at = columns !== undefined && fitsColumnBytes(columns, counts.columnBytes) ? slabs.indexOf(columns) : -1;
+  const at = columns !== undefined && fitsItsColumns(columns, counts.columnBytes) ? slabs.indexOf(columns) : -1;
   const handed = at >= 0 ? slabs.splice(at, 1)[0] : undefined;
   const appending = append(handed);
   appended?.();

@@ -10,8 +10,8 @@ import { seriesColumnAt, type SeriesPoints } from '../datapoints/types.ts';
 import type { BatchMemory, IngestBatch } from './ingest-log.ts';
 import { ColumnArena } from '../memory/column-arena.ts';
 import type { SlabPool } from '../memory/slab-pool.ts';
-import type { PackedBatch } from '../datapoints/write/packed-batch.ts';
-import { RECORD_COLUMNS } from './wal-record.ts';
+import { PackedBatch } from '../datapoints/write/packed-batch.ts';
+import { RECORD_COLUMNS, encodePackedWalRecord, encodeWalRecord } from './wal-record.ts';
 
 export interface OwnedBatch<B extends IngestBatch | PackedBatch = IngestBatch | PackedBatch> {
   /** Packed when it came so, with its columns as one run (PackedBatch.columnRun). */
@@ -58,6 +58,21 @@ function seriesOver(series: readonly SeriesPoints[], from: Uint8Array, bytes: Ui
     if (s.text) owned.text = s.text; // strings are immutable
     return owned;
   });
+}
+
+/**
+ * A packed batch whose memory the caller handed over, kept as it is when its columns lie as the
+ * record lays them out (PackedBatch.columnRun, as the parse workers write them); else undefined.
+ */
+export function adoptedPacked(batch: PackedBatch, memory: BatchMemory): OwnedBatch<PackedBatch> | undefined {
+  const run = batch.columnRun();
+  return run ? { batch, columnBytes: run, release: () => memory.release() } : undefined;
+}
+
+/** The write-ahead record of what the log holds, its columns as the one run laid here when they are. */
+export function walRecordOf(owned: OwnedBatch): Uint8Array[] {
+  if (owned.batch instanceof PackedBatch) return encodePackedWalRecord(owned.batch, owned.columnBytes as Uint8Array);
+  return encodeWalRecord(owned.batch, owned.columnBytes);
 }
 
 /** A batch whose memory the caller handed over (IngestLog.append's `memory`): kept as it is, no copy. */
