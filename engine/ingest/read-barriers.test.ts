@@ -5,8 +5,11 @@
 // Method: ReadBarriers alone (no store), three appends of one series over disjoint hours and a
 // fourth of another series; appends inserted front first, from the middle, and ahead of an
 // earlier running insert, then a new append after all were in; throughIndex and queued()
-// checked after each step.
+// checked after each step. Then random runs of appends and inserts over a few series (fast-check),
+// long enough that the lists fill, move their entries to the front and grow, each checked
+// against a plain model of which appends are uninserted.
 import t from 'tap';
+import fc from 'fast-check';
 import { PackedBatch } from '../datapoints/write/packed-batch.ts';
 import { ReadBarriers } from './read-barriers.ts';
 
@@ -69,4 +72,40 @@ t.test('appends inserted from the middle of a series\' list, then its front', as
   t.equal(barriers.throughIndex(TENANT, [7], 6, [hourWindow(3)]), 6);
   t.equal(barriers.throughIndex(TENANT, undefined, 6), 6);
   t.same(queuedHours(barriers), [3]);
+});
+
+t.test('long runs of appends and inserts: every series\' list holds exactly its uninserted appends', async (t) => {
+  // A step appends to a series (0-2) in an hour (0-5), or inserts the oldest `count` uninserted appends.
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('append' as const), series: fc.integer({ min: 0, max: 2 }), hour: fc.integer({ min: 0, max: 5 }) }),
+    fc.record({ kind: fc.constant('insert' as const), count: fc.integer({ min: 1, max: 12 }) }),
+  );
+  fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 300 }), (steps) => {
+    const barriers = new ReadBarriers();
+    const uninserted: { index: number; series: number; hour: number; batch: PackedBatch }[] = [];
+    let next = 1;
+    for (const s of steps) {
+      if (s.kind === 'append') {
+        const batch = append(s.series, s.hour);
+        barriers.added(batch, next);
+        uninserted.push({ index: next++, series: s.series, hour: s.hour, batch });
+      } else {
+        const taken = uninserted.splice(0, s.count);
+        barriers.insertDone(taken.map(({ batch, index }) => ({ batch, index })), uninserted[0]?.index ?? next);
+        for (const { index } of taken) barriers.released(index);
+      }
+      for (let series = 0; series <= 2; series++) {
+        for (let hour = 0; hour <= 5; hour++) {
+          const mine = uninserted.filter((a) => a.series === series && a.hour === hour);
+          const expected = mine.length === 0 ? undefined : (mine[mine.length - 1] as { index: number }).index;
+          if (barriers.throughIndex(TENANT, [series], next - 1, [hourWindow(hour)]) !== expected) return false;
+        }
+        const queued = (barriers.queued(TENANT, [series], [everything])[0] ?? []).map((run) => run.points.float?.[0]);
+        if (JSON.stringify(queued) !== JSON.stringify(uninserted.filter((a) => a.series === series).map((a) => a.hour))) return false;
+      }
+      if (barriers.throughIndex(TENANT, undefined, next - 1) !== (uninserted.length === 0 ? undefined : next - 1)) return false;
+    }
+    return true;
+  }), { numRuns: 200 });
+  t.pass('200 runs of up to 300 steps');
 });

@@ -13,6 +13,16 @@ import { seriesSlice, type QueuedRun, type SeriesPoints } from '../datapoints/ty
 
 /** Entries per append in a series' list: queue index, first and last timestamp, the series' place in its batch. */
 const STRIDE = 4;
+/**
+ * A series' list begins with two slots, where its live entries begin and end: an insert drops a
+ * prefix by moving the first, and the next appends write over the space behind the second.
+ * Shortening the array instead (`length -=`) let V8 trim its store and the next appends grow
+ * it again: a gateway request's entries then cost it 9.4 KB of new arrays, the most any step of
+ * the request allocated on the event loop (bench/probe.ts gateway --heap).
+ */
+const HEAD = 0;
+const END = 1;
+const FIRST_ENTRY = 2;
 
 /**
  * One tenant's acknowledged appends not yet inserted, by what a read asks for. Per series, its
@@ -24,9 +34,10 @@ interface UninsertedAppends {
   /** Queue index of the tenant's newest uninserted append. */
   newestIndex: number;
   /**
-   * Series id to [index, firstMs, lastMs, position, index, ...], oldest first. A list that
-   * empties stays for the series' next append (a new array per series per request was ~5% of
-   * what a gateway request allocated); the tenant's map goes once every list is empty.
+   * Series id to [head, end, ..., index, firstMs, lastMs, position, index, ...]: the entries
+   * from `list[HEAD]` to `list[END]`, oldest first. A list that empties stays for the series'
+   * next append (a new array per series per request was ~5% of what a gateway request
+   * allocated); the tenant's map goes once every list is empty.
    */
   bySeries: Map<number, number[]>;
   /** Series whose list holds an append. */
@@ -76,8 +87,9 @@ export class ReadBarriers {
       const appends = uninserted.bySeries.get(seriesIds[k] as number);
       if (!appends) continue;
       const window = windows?.[k];
+      const head = appends[HEAD] as number;
       // Newest first: the first append that reaches into the window is the one to wait for.
-      for (let at = appends.length - STRIDE; at >= 0; at -= STRIDE) {
+      for (let at = (appends[END] as number) - STRIDE; at >= head; at -= STRIDE) {
         const index = appends[at] as number;
         if (newest !== undefined && index <= newest) break;
         if (window && ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end)) continue;
@@ -119,9 +131,9 @@ export class ReadBarriers {
       const first = batch.start(position, PACKED_TS);
       const seriesId = batch.seriesId(position);
       let appends = uninserted.bySeries.get(seriesId);
-      if (!appends) uninserted.bySeries.set(seriesId, (appends = []));
-      if (appends.length === 0) uninserted.seriesWithAppends++;
-      appends.push(index, times[first] as number, times[first + n - 1] as number, position);
+      if (!appends) uninserted.bySeries.set(seriesId, (appends = [FIRST_ENTRY, FIRST_ENTRY]));
+      if (appends[HEAD] === appends[END]) uninserted.seriesWithAppends++;
+      pushEntry(appends, index, times[first] as number, times[first + n - 1] as number, position);
     }
   }
 
@@ -144,7 +156,7 @@ export class ReadBarriers {
       if (!appends) return undefined;
       const window = windows[k] ?? { start: -Infinity, end: Infinity };
       let runs: QueuedRun[] | undefined;
-      for (let at = 0; at < appends.length; at += STRIDE) {
+      for (let at = appends[HEAD] as number; at < (appends[END] as number); at += STRIDE) {
         if ((appends[at + 2] as number) < window.start || (appends[at + 1] as number) >= window.end) continue;
         const batch = this.held.get(appends[at] as number);
         if (!batch) continue;
@@ -219,20 +231,49 @@ export class ReadBarriers {
 
 /**
  * Drops the entries of a series' list whose queue index is below `lowest` (a prefix: the list is
- * in queue order); true when that emptied the list. One shift for the whole prefix: an insert of
- * 2,000 gateway requests dropped each of its series' ~200 entries one at a time, shifting the
- * rest each time (10-15 ms of the event loop per insert, bench/probe.ts gateway --one-tenant).
- * Shifted in place: splice returns the removed entries as a new array.
+ * in queue order); true when that emptied the list. The whole prefix at once, by moving where
+ * the list begins: an insert of 2,000 gateway requests had dropped each of its series' ~200
+ * entries one at a time, shifting the rest each time (10-15 ms of the event loop per insert,
+ * bench/probe.ts gateway --one-tenant).
  */
 function forgetBelow(bySeries: Map<number, number[]>, seriesId: number, lowest: number): boolean {
   const appends = bySeries.get(seriesId);
-  if (!appends || appends.length === 0 || (appends[0] as number) >= lowest) return false;
-  let keepFrom = STRIDE;
-  while (keepFrom < appends.length && (appends[keepFrom] as number) < lowest) keepFrom += STRIDE;
-  // A plain loop: copyWithin boxes every double it moves (a new number each).
-  for (let k = keepFrom; k < appends.length; k++) appends[k - keepFrom] = appends[k] as number;
-  appends.length -= keepFrom;
-  return appends.length === 0;
+  if (!appends) return false;
+  let head = appends[HEAD] as number;
+  const end = appends[END] as number;
+  if (head === end || (appends[head] as number) >= lowest) return false;
+  do head += STRIDE; while (head < end && (appends[head] as number) < lowest);
+  if (head < end) {
+    appends[HEAD] = head;
+    return false;
+  }
+  appends[HEAD] = FIRST_ENTRY;
+  appends[END] = FIRST_ENTRY;
+  return true;
+}
+
+/**
+ * Writes an entry after a series' last one. Past the array's end, the live entries move to the
+ * front when they fill at most half of it (a plain loop: copyWithin boxes every double it
+ * moves), else the array grows: a steady load writes over the same array.
+ */
+function pushEntry(appends: number[], index: number, firstMs: number, lastMs: number, position: number): void {
+  let end = appends[END] as number;
+  if (end === appends.length) {
+    const head = appends[HEAD] as number;
+    const live = end - head;
+    if (head > FIRST_ENTRY && 2 * live <= appends.length - FIRST_ENTRY) {
+      for (let k = 0; k < live; k++) appends[FIRST_ENTRY + k] = appends[head + k] as number;
+      appends[HEAD] = FIRST_ENTRY;
+      end = FIRST_ENTRY + live;
+    }
+  }
+  // In bounds, or exactly at the end (the array grows by push's own rule).
+  appends[end] = index;
+  appends[end + 1] = firstMs;
+  appends[end + 2] = lastMs;
+  appends[end + 3] = position;
+  appends[END] = end + STRIDE;
 }
 
 /** The first index whose timestamp is at least ms (the timestamps ascend). */

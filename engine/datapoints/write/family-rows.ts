@@ -91,11 +91,19 @@ export async function sortBySortKey(group: FamilyRows, turns?: EventLoopTurns): 
     first[p] = batch.firstTimestamp(i);
     versionRank[p] = versionRankOf[b] as number;
   }
-  const compare = (a: number, b: number) => (tenantRank[a] as number) - (tenantRank[b] as number)
-    || (seriesId[a] as number) - (seriesId[b] as number)
-    || (first[a] as number) - (first[b] as number)
-    || (versionRank[a] as number) - (versionRank[b] as number)
-    || a - b;
+  // Small integers out: a difference of two ids or timestamps is a double past 2^30, and the
+  // sort's builtin boxes every double its comparator returns.
+  const compare = (a: number, b: number): number => {
+    const byTenant = (tenantRank[a] as number) - (tenantRank[b] as number);
+    if (byTenant !== 0) return byTenant;
+    const sa = seriesId[a] as number;
+    const sb = seriesId[b] as number;
+    if (sa !== sb) return sa < sb ? -1 : 1;
+    const fa = first[a] as number;
+    const fb = first[b] as number;
+    if (fa !== fb) return fa < fb ? -1 : 1;
+    return (versionRank[a] as number) - (versionRank[b] as number) || a - b;
+  };
   let order = new Uint32Array(n);
   for (let p = 0; p < n; p++) order[p] = p;
   for (let from = 0; from < n; from += SORT_RUN_PARTS) {
