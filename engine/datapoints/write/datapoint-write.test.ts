@@ -2,11 +2,13 @@
 // series, first timestamp, version) whatever order the tenants arrived in, so the engine is
 // spared its sort on insert; a large insert's work goes in slices with event-loop turns between
 // them (inside its loops too), a small one's in one piece; the columns of short and long parts
-// hold every point.
+// hold every point with its own series, time, value and version, in the sort order, though
+// the parts are read in the order their memory lies in.
 // Method: fast-check draws parts over a few tenants and compares the order with a plain sort by
 // the key tuple; the real chdb store behind a wrapper that notes how many event-loop turns (a
 // chain of immediates) passed when the raw insert reached the engine; slices of 0 ms (a turn at
-// every check) counted against the checks each loop must make; the points read back.
+// every check) counted against the checks each loop must make; the columns the engine is handed
+// compared with the batches' points sorted by the key; the points read back.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -127,6 +129,14 @@ t.test('a sliced insert checks its slice in every loop, and its columns hold eve
   const engine = await openColumnarStore({ engine: 'chdb', path: embeddedColumnarPath(dir) });
   const store = await DatapointStore.open({ columnar: engine, maintenanceIntervalMs: 0 });
   t.teardown(() => store.close());
+  // The raw insert's columns as the engine gets them (copied: their memory goes back after it).
+  let sent: Record<string, unknown[]> | undefined;
+  const columnar: ColumnarStore = Object.create(engine, {
+    insertColumns: { value: (insert: Parameters<ColumnarStore['insertColumns']>[0]) => {
+      if (insert.table === 'datapoints_float') sent = Object.fromEntries(insert.columns.map((c) => [c.name, Array.from(c.data as ArrayLike<unknown>)]));
+      return engine.insertColumns(insert);
+    } },
+  });
   const T0 = 1_700_000_000_000;
   // 30 requests of 40 series: short parts (10 points) and long ones (100, past the copy loop's bound), two tenants.
   const batches: IngestBatch[] = Array.from({ length: 30 }, (_, b) => ({
@@ -138,8 +148,14 @@ t.test('a sliced insert checks its slice in every loop, and its columns hold eve
     }),
   }));
   const turns = new EventLoopTurns(0);
-  await insertPoints(engine, batches, undefined, turns);
+  await insertPoints(columnar, batches, undefined, turns);
   const parts = 30 * 40;
+  // Every point once, with its own series, time, value and version, in the table's sort order
+  // (tenant 'a' is bound first, index 1), whatever order the parts were read in.
+  const rows = (sent?.['ts'] ?? []).map((ts, r) => [sent?.['tenant_index']?.[r], sent?.['series_id']?.[r], ts, sent?.['version']?.[r], sent?.['value']?.[r]] as [number, number, number, bigint, number]);
+  const expected = batches.flatMap((b) => b.series.flatMap((s) => Array.from(s.timestampMs, (ts, i) => [b.tenant === 'a' ? 1 : 2, s.seriesId, ts, b.writeVersion, (s.float as Float64Array)[i]] as [number, number, number, bigint, number])));
+  const byKey = (x: (typeof rows)[number], y: (typeof rows)[number]) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || (x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0);
+  t.same(rows, expected.sort(byKey), 'the columns hold every point in (tenant, series, time, version) order');
   // Each batch in the checks and in the grouping, the sort, the columns every 512 parts, and before the engine's registration.
   t.ok(turns.turns >= 2 * 30 + 1 + Math.ceil(parts / 512) + 1, `a turn at every check of a 0 ms slice (${turns.turns})`);
   for (const tenant of ['a', 'b']) {

@@ -16,6 +16,12 @@ export interface FamilyRows {
   partTenant: Int32Array;
   partCount: number;
   pointCount: number;
+  /**
+   * Per part in the order groupByFamily found them (batch by batch, each batch's series in its
+   * order: the order their columns lie in memory), its place among the sorted parts; set by
+   * sortBySortKey.
+   */
+  sortedPlace?: Int32Array;
 }
 
 function newFamilyRows(batches: PackedBatch[], capacity: number): FamilyRows {
@@ -128,13 +134,16 @@ export async function sortBySortKey(group: FamilyRows, turns?: EventLoopTurns): 
   const partBatch = new Int32Array(n);
   const partSeries = new Int32Array(n);
   const partTenant = new Int32Array(n);
+  const sortedPlace = new Int32Array(n);
   for (let k = 0; k < n; k++) {
     const p = order[k] as number;
     partBatch[k] = group.partBatch[p] as number;
     partSeries[k] = group.partSeries[p] as number;
     partTenant[k] = group.partTenant[p] as number;
+    sortedPlace[p] = k;
   }
   group.partBatch = partBatch;
   group.partSeries = partSeries;
   group.partTenant = partTenant;
+  group.sortedPlace = sortedPlace;
 }
