@@ -91,6 +91,13 @@ export class DirtyRangeCollector {
       const timestampMs = batch.f64(s, PACKED_TS);
       const start = batch.start(s, PACKED_TS);
       let runFirst = hourOf(timestampMs[start] as number);
+      // The timestamps ascend: points within two adjacent hours are one run whatever lies
+      // between (a gateway's series: ten points in ten seconds), and the rest is not read.
+      const lastHour = hourOf(timestampMs[start + length - 1] as number);
+      if (lastHour - runFirst <= 1) {
+        this.note(batch.tenant, seriesId, family, byBegin, runFirst, lastHour);
+        continue;
+      }
       let runLast = runFirst;
       for (let i = start + 1; i < start + length; i++) {
         const hour = hourOf(timestampMs[i] as number);
