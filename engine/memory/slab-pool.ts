@@ -125,15 +125,19 @@ export class SlabPool {
 
   /** The smallest free slab of a larger class up to twice `size`, taken off its list. */
   private popLarger(size: number): FreeSlab | undefined {
+    // Up to FINE_CLASSES_FROM the classes are powers of two: the one class that may serve is
+    // the next. (Looking through every class's entry allocated for each of a gateway
+    // request's acquires whose class was empty.)
+    if (size < FINE_CLASSES_FROM) return this.free.get(2 * size)?.pop();
     let best: FreeSlab[] | undefined;
     let bestSize = Infinity;
-    for (const [classSize, list] of this.free) {
+    this.free.forEach((list, classSize) => {
       if (classSize > size && classSize <= 2 * size && classSize < bestSize && list.length > 0) {
         best = list;
         bestSize = classSize;
       }
-    }
-    return best?.pop();
+    });
+    return (best as FreeSlab[] | undefined)?.pop();
   }
 
   private loan(buffer: SharedArrayBuffer, pooled: boolean): Slab {
