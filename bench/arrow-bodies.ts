@@ -25,11 +25,16 @@ export function arrowWriteBody(workload: Workload, items: readonly WriteItem[]):
       at++;
     }
   });
-  const externalIds = makeData({
-    type: new Dictionary(new Utf8(), new Int32()), length: pointCount, nullCount: 0, data: keys,
-    dictionary: vectorFromArray(items.map((item) => item.externalId), new Utf8()),
+  return arrowPointsBody(items.map((item) => item.externalId), keys, timestamps, values);
+}
+
+/** An Arrow write body of the points given as columns: each point's series as its place in `externalIds` (a dictionary). */
+export function arrowPointsBody(externalIds: readonly string[], keys: Int32Array, timestamps: BigInt64Array, values: Float64Array): Buffer {
+  const ids = makeData({
+    type: new Dictionary(new Utf8(), new Int32()), length: keys.length, nullCount: 0, data: keys,
+    dictionary: vectorFromArray(externalIds, new Utf8()),
   });
-  const table = new Table({ externalId: new Vector([externalIds]), timestamp: makeVector(timestamps), value: makeVector(values) });
+  const table = new Table({ externalId: new Vector([ids]), timestamp: makeVector(timestamps), value: makeVector(values) });
   const bytes = tableToIPC(table, 'stream');
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

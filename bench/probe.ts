@@ -18,6 +18,7 @@
 // into one tenant (the bench's one-tenant rows), --rate N paces the requests at N points/s, and
 // --live reads a live chart meanwhile (the bench's V1 (c): one written series' 6 h of 1m
 // aggregates from the start of what is written, every 200 ms) and reports its latency.
+// --arrow sends the same points as Arrow streams (the bench's Arrow gateway-sized row's shape).
 //
 // v1, v2, v3: N series (--series, default 10) x 43,200 points (v2: 100,000), then 1m aggregates of
 // 6 h (v1), hourly averages of 1 d of 10 series in one request (v2) or 10,000 raw points (v3) of distinct picks; with more series than the read-context cache
@@ -44,7 +45,7 @@ import { HttpClient, parseJson } from './http-client.ts';
 import { bulkLoad, report, reportStoreMetrics, storeMetrics, waitForFold } from './probe-load.ts';
 import { egressPhase, newestPhase } from './probe-pages.ts';
 import { InspectorProfile, PeakSampler, mib, readSmapsRollup, reportPeak, reportThreads, threadCpu } from './probe-process.ts';
-import { ARROW_STREAM_TYPE, arrowWriteBody } from './arrow-bodies.ts';
+import { ARROW_STREAM_TYPE, arrowPointsBody, arrowWriteBody } from './arrow-bodies.ts';
 import { forceMergeChdb } from './chdb-merge.ts';
 import type { WriteItem } from './datapoint-system.ts';
 import { runIngest } from './load.ts';
@@ -140,7 +141,23 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
     }
     return `{"items":[${items.join(',')}]}`;
   };
-  const bodies = Array.from({ length: 200 }, (_, i) => body(i % groups, Math.floor(i / groups)));
+  // --arrow: the same points as an Arrow stream (the bench's Arrow gateway-sized row's shape).
+  const arrowBody = (g: number, step: number) => {
+    const keys = new Int32Array(seriesPerGroup * 10);
+    const timestamps = new BigInt64Array(keys.length);
+    const values = new Float64Array(keys.length);
+    for (let s = 0, at = 0; s < seriesPerGroup; s++) {
+      for (let k = 0; k < 10; k++, at++) {
+        keys[at] = s;
+        timestamps[at] = BigInt(workload.timestamp(step * 10 + k));
+        values[at] = Number(workload.valueText(s + g, step * 10 + k));
+      }
+    }
+    return arrowPointsBody(Array.from({ length: seriesPerGroup }, (_, s) => externalId(g, s)), keys, timestamps, values);
+  };
+  const bodyOf = (g: number, step: number): string | Buffer => (opts.arrow ? arrowBody(g, step) : body(g, step));
+  const contentType = opts.arrow ? ARROW_STREAM_TYPE : 'application/json';
+  const bodies = Array.from({ length: 200 }, (_, i) => bodyOf(i % groups, Math.floor(i / groups)));
   const profile = opts.profile || opts.heap ? await InspectorProfile.attach(service.mainPid) : undefined;
   if (opts.profile) await profile?.start();
   if (opts.heap) await profile?.startHeap();
@@ -164,7 +181,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
       }
       // Past the prepared bodies, shift time by whole rounds so every request writes new points.
       const client = clients[(g % tenants) + tenants * (step % users)]!;
-      const answer = await client.request('POST', '/timeseries/data', i < bodies.length ? bodies[i]! : body(g, step), { 'content-type': 'application/json' });
+      const answer = await client.request('POST', '/timeseries/data', i < bodies.length ? bodies[i]! : bodyOf(g, step), { 'content-type': contentType });
       if (answer.status !== 204) throw new Error(`ingest: ${answer.status} ${answer.body.toString('utf8')}`);
       acks.push(answer.elapsedMs);
     }
@@ -191,7 +208,7 @@ async function gatewayPhase(service: RunningService, opts: ProbeOptions): Promis
   else profile?.close();
   const perfLines = perf ? await perf.stop() : [];
   const points = acks.length * 1000;
-  console.log(`gateway: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
+  console.log(`gateway${opts.arrow ? ' (Arrow bodies)' : ''}: ${acks.length} requests, ${(points / elapsed / 1000).toFixed(1)}k points/s, ${(cpu / (points / 1e6)).toFixed(2)} CPU s per M points`);
   report('ack', acks);
   if (opts.live) report('live chart (V1 (c))', liveReads);
   reportStoreMetrics(metricsBefore, await storeMetrics(service.url), points);
