@@ -143,14 +143,15 @@ async function familyColumns(family: Family, group: FamilyRows, arena: ColumnAre
   const integerColumn = family === 'int' ? PACKED_BIGINT : PACKED_SCALED;
   const tenantIndex = several ? arena.int32(n) : undefined;
   const isText = family === 'mixed' ? arena.uint8(n) : undefined;
-  // Each part's place in the columns: the sorted parts' points one after another.
+  // Each part's place in the columns: the parts' points one after another, in the group's
+  // order (sorted, or as they arrived: family-rows.ts sortsBeforeInsert).
   const partAt = new Int32Array(group.partCount);
   for (let k = 0, at = 0; k < group.partCount; k++) {
     partAt[k] = at;
     at += (group.batches[group.partBatch[k] as number] as PackedBatch).length(group.partSeries[k] as number);
   }
-  // The parts are read in the order their memory lies in and written to their sorted places:
-  // read in sorted order, each short part is a jump to another request's memory (written by a
+  // The parts are read in the order their memory lies in and written to their places (their
+  // sorted ones, when sorted): read in sorted order, each short part is a jump to another request's memory (written by a
   // parse worker on the other core), and filling a gateway commit's columns took 56-62 ns a
   // point against 39-47 so (the same probe by turns, bench/probe.ts gateway --one-tenant).
   const { sortedPlace } = group;

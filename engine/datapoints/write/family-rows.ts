@@ -1,5 +1,5 @@
-// One storage family's parts of a group commit, gathered from its batches and put in the
-// raw table's sort order before the insert fills its columns (datapoint-write.ts).
+// One storage family's parts of a group commit, gathered from its batches and, when they are
+// long, put in the raw table's sort order before the insert fills its columns (datapoint-write.ts).
 import type { EventLoopTurns } from '../../scheduling/event-loop-turns.ts';
 import { familyOf, type Family } from '../tables/families.ts';
 import type { PackedBatch } from './packed-batch.ts';
@@ -19,7 +19,7 @@ export interface FamilyRows {
   /**
    * Per part in the order groupByFamily found them (batch by batch, each batch's series in its
    * order: the order their columns lie in memory), its place among the sorted parts; set by
-   * sortBySortKey.
+   * sortBySortKey. Absent: the parts stay in that order (sortsBeforeInsert).
    */
   sortedPlace?: Int32Array;
 }
@@ -50,8 +50,27 @@ export async function groupByFamily(batches: PackedBatch[], turns: EventLoopTurn
       group.pointCount += length;
     }
   }
-  for (const group of groups.values()) await sortBySortKey(group, turns);
+  for (const group of groups.values()) if (sortsBeforeInsert(group)) await sortBySortKey(group, turns);
   return groups;
+}
+
+/**
+ * Points a family's parts must hold on average to be sorted before the insert. The engine
+ * sorts a block that is not in the table's order as it writes the part (a stable sort: rows of
+ * equal keys keep their order, as sortBySortKey keeps them), on its own thread. A gateway's
+ * commit (~10 points a part, 13,000-40,000 parts) costs less sorted there than here, where the
+ * sort of its parts took 6% of the event loop's perf samples: `bench/probe.ts gateway
+ * --one-tenant`, six runs each by turns, the engine's sort the faster in every pair:
+ * 803-958k points/s at 1.24-1.54 CPU-s per million points against 772-929k at 1.29-1.58. Long
+ * parts (a bulk load's 10,000 points each) take our sort almost for free, and spare the engine
+ * a permuted copy of every column: `bench/probe.ts bulk --series 100`, two runs each, anonymous
+ * memory at the peak 464-466 MiB with our sort against 509-550 with the engine's, at the same rate.
+ */
+export const SORTED_PART_POINTS_MIN = 64;
+
+/** Whether the parts are long enough to sort here rather than leave to the engine (SORTED_PART_POINTS_MIN). */
+export function sortsBeforeInsert(group: FamilyRows): boolean {
+  return group.pointCount >= SORTED_PART_POINTS_MIN * group.partCount;
 }
 
 /** Parts sorted in one go, one run of the sort: ~0.4 ms of the event loop for 2,048 (Node 20). */
@@ -62,7 +81,8 @@ const SORT_CHECK_PARTS = 4_096;
 /**
  * Parts in the table's sort order (tenant, series, first timestamp, version): a group commit
  * joins requests in arrival order, and a block that is already sorted spares the engine its
- * sort on insert. Row order does not decide anything: the write version does. Tenants and
+ * sort on insert (for long parts: sortsBeforeInsert). Row order does not decide anything: the
+ * write version does, and a series is one part of its batch with no timestamp twice (merge-series.ts). Tenants and
  * versions are ranked once and the keys read once into arrays, so the comparator compares
  * numbers only (a gateway commit sorts ~40,000 parts: with two tenant strings per comparison
  * the sort took 10-30 ms of the event loop). Given `turns`, the sort is sliced: runs of
