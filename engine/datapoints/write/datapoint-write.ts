@@ -151,9 +151,10 @@ async function familyColumns(family: Family, group: FamilyRows, arena: ColumnAre
     at += (group.batches[group.partBatch[k] as number] as PackedBatch).length(group.partSeries[k] as number);
   }
   // The parts are read in the order their memory lies in and written to their places (their
-  // sorted ones, when sorted): read in sorted order, each short part is a jump to another request's memory (written by a
-  // parse worker on the other core), and filling a gateway commit's columns took 56-62 ns a
-  // point against 39-47 so (the same probe by turns, bench/probe.ts gateway --one-tenant).
+  // sorted ones, when sorted): read in sorted order, each short part is a jump to another
+  // request's memory (written by a parse worker on the other core), and filling a gateway
+  // commit's columns took 56-62 ns a point against 39-47 so (the same probe by turns,
+  // bench/probe.ts gateway --one-tenant).
   const { sortedPlace } = group;
   for (let p = 0; p < group.partCount; p++) {
     if (turns && p % PARTS_PER_CHECK === 0 && turns.due()) await turns.turn();

@@ -82,10 +82,10 @@ const SORT_CHECK_PARTS = 4_096;
  * Parts in the table's sort order (tenant, series, first timestamp, version): a group commit
  * joins requests in arrival order, and a block that is already sorted spares the engine its
  * sort on insert (for long parts: sortsBeforeInsert). Row order does not decide anything: the
- * write version does, and a series is one part of its batch with no timestamp twice (merge-series.ts). Tenants and
- * versions are ranked once and the keys read once into arrays, so the comparator compares
- * numbers only (a gateway commit sorts ~40,000 parts: with two tenant strings per comparison
- * the sort took 10-30 ms of the event loop). Given `turns`, the sort is sliced: runs of
+ * write version does, and a series is one part of its batch with no timestamp twice
+ * (merge-series.ts). Tenants and versions are ranked once and the keys read once into arrays,
+ * so the comparator compares numbers only (a gateway commit sorted ~40,000 parts: with two
+ * tenant strings per comparison the sort took 10-30 ms of the event loop). Given `turns`, the sort is sliced: runs of
  * SORT_RUN_PARTS sorted apart, then merged pairwise, the slice's clock read as it goes (one
  * unsliced sort of a gathered commit's ~15,000 parts held the loop for 5-40 ms at 250,000
  * points/s in one tenant). Equal keys keep their order.
