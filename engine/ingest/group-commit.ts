@@ -3,13 +3,8 @@
 // in one insert, so one sync serves many requests and parts come out large. Each append gets
 // its own write version when it enters the log, so within a merged insert the later append
 // still wins a shared timestamp. The queue is bounded in points; past it an append is refused
-// with OverloadedError (503 + Retry-After) instead of growing memory. Requests still being
-// parsed announce themselves (expectAppend), and a commit waits a moment for them: each
-// insert costs a fixed ~10-25 ms of engine CPU (parts, marks), so two senders' requests
-// alternating one per insert paid it twice as often as needed (ingest CPU). With a write-ahead
-// log an insert also gathers a minimum of points (loggedInsertPointsMin) within that wait: a
-// steady stream announces nothing ahead, and went in inserts of a request or two each. Two
-// inserts may run at once: a request parsed while an insert is being written goes into the
+// with OverloadedError (503 + Retry-After) instead of growing memory. When an insert starts,
+// and how much it waits to carry, is commit-gathering.ts's. Two inserts may run at once: a request parsed while an insert is being written goes into the
 // next one at once instead of waiting behind it (2 senders: 1.9M -> 2.7M points/s here).
 // Commit listeners (onCommitted, commit-listeners.ts) get each batch once it is durable.
 import { OverloadedError, StoreUnavailableError } from '../errors.ts';
@@ -19,15 +14,13 @@ import type { BatchMemory, CommitListener, IngestBatch, IngestLog, ReadWindow } 
 import { PackedBatch, type PackedRows } from '../datapoints/write/packed-batch.ts';
 import { CommitListeners, PackedCommittedBatch } from './commit-listeners.ts';
 import { ReadBarriers } from './read-barriers.ts';
+import { CommitGathering, type GatheringQueue } from './commit-gathering.ts';
 import { adoptedBatch, adoptedPacked, ownedCopy, walRecordOf, type OwnedBatch } from './owned-batch.ts';
 import type { QueuedRun } from '../datapoints/types.ts';
 import type { GroupCommitLogOptions, GroupCommitStats } from './group-commit-options.ts';
 import type { IngestWal } from './ingest-wal.ts';
 
 export type { GroupCommitLogOptions, GroupCommitSink, GroupCommitStats } from './group-commit-options.ts';
-
-/** GroupCommitLogOptions.loggedInsertPointsMin's default (the option says why). */
-const LOGGED_INSERT_POINTS_MIN = 150_000;
 
 interface PendingAppend {
   /** Packed when acknowledged from the write-ahead log: held until inserted, it costs the heap one object. */
@@ -57,11 +50,7 @@ export class GroupCommitLog implements IngestLog {
   /** Points of the appends in `queue` (waiting for an insert; those being inserted left it). */
   private waitingPoints = 0;
   private readonly loops = new Set<Promise<void>>();
-  private lastCommitStartMs = 0;
-  /** Appends announced by expectAppend and not yet made (or abandoned). */
-  private expectedAppends = 0;
-  /** Wake commits waiting for expected appends. */
-  private readonly wakeCommits = new Set<() => void>();
+  private readonly gathering: CommitGathering;
   /** Loops inside an insert (the others are waiting to take appends). */
   private loopsInsertingCount = 0;
   private closed = false;
@@ -77,6 +66,7 @@ export class GroupCommitLog implements IngestLog {
   constructor(private readonly options: GroupCommitLogOptions) {
     this.log = (options.logger ?? rootLogger).child({ module: 'group-commit' });
     this.committed = new CommitListeners(this.log);
+    this.gathering = new CommitGathering(options);
   }
 
   /**
@@ -158,7 +148,7 @@ export class GroupCommitLog implements IngestLog {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ batch, pointCount, resolve, reject, queuedAtMs: Date.now(), ...(memory ? { release: () => memory.release() } : {}) });
       this.waitingPoints += pointCount;
-      this.wake();
+      this.gathering.wake();
       this.startCommitLoop();
     });
   }
@@ -218,7 +208,7 @@ export class GroupCommitLog implements IngestLog {
     if (throughIndex === undefined || throughIndex < this.lowestUninsertedIndex()) return Promise.resolve();
     const waited = this.barriers.wait(throughIndex, this.options.readBarrierTimeoutMs ?? 30_000);
     // A commit waiting to grow takes what is queued now: this read needs it.
-    this.wake();
+    this.gathering.wake();
     return waited;
   }
 
@@ -266,25 +256,9 @@ export class GroupCommitLog implements IngestLog {
     this.loops.add(loop);
   }
 
-  /**
-   * Announces an append that is on its way (its request is being parsed); call the returned
-   * function once it is appended or abandoned (extra calls do nothing). A commit waits up to
-   * expectedWaitMaxMs for announced appends so they share its insert.
-   */
+  /** An append on its way (its request is being parsed): CommitGathering.expectAppend. */
   expectAppend(): () => void {
-    this.expectedAppends++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.expectedAppends--;
-      this.wake();
-    };
-  }
-
-  private wake(): void {
-    for (const wake of this.wakeCommits) wake();
-    this.wakeCommits.clear();
+    return this.gathering.expectAppend();
   }
 
   stats(): GroupCommitStats {
@@ -312,30 +286,9 @@ export class GroupCommitLog implements IngestLog {
     return taken;
   }
 
-  /**
-   * While appends are announced (or, with a write-ahead log, fewer than loggedInsertPointsMin
-   * points wait), the next insert has room and no read waits for it, waits for more (bounded).
-   */
-  private async commitLoopAwaitExpected(): Promise<void> {
-    const first = this.queue[0];
-    if (!first) return;
-    const waitMaxMs = this.options.wal ? (this.options.loggedWaitMaxMs ?? 500) : (this.options.expectedWaitMaxMs ?? 150);
-    const gatherPoints = this.options.wal ? (this.options.loggedInsertPointsMin ?? LOGGED_INSERT_POINTS_MIN) : 0;
-    const deadline = first.queuedAtMs + waitMaxMs;
-    const commitPointsMax = this.options.commitPointsMax ?? 2_000_000;
-    while ((this.expectedAppends > 0 || this.waitingPoints < gatherPoints) && this.queuedPoints < commitPointsMax && this.barriers.waitingCount === 0 && !this.closed) {
-      const waitMs = deadline - Date.now();
-      if (waitMs <= 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      let wakeThis: (() => void) | undefined;
-      await new Promise<void>((resolve) => {
-        wakeThis = resolve;
-        this.wakeCommits.add(resolve);
-        timer = setTimeout(resolve, waitMs);
-      });
-      clearTimeout(timer);
-      if (wakeThis) this.wakeCommits.delete(wakeThis);
-    }
+  /** The queue as the commit's wait reads it. */
+  private gatheringQueue(): GatheringQueue {
+    return { firstQueuedAtMs: this.queue[0]?.queuedAtMs, waitingPoints: this.waitingPoints, queuedPoints: this.queuedPoints, readsWaiting: this.barriers.waitingCount, closed: this.closed };
   }
 
   /**
@@ -350,13 +303,10 @@ export class GroupCommitLog implements IngestLog {
 
   private async commitLoop(): Promise<void> {
     while (this.queue.length > 0) {
-      // Under light load, wait a moment so the next insert carries more than one request.
-      const waitMs = this.lastCommitStartMs + (this.options.commitIntervalMinMs ?? 10) - Date.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      await this.commitLoopAwaitExpected();
+      await this.gathering.untilNextInsert(() => this.gatheringQueue());
       const taken = this.take();
       if (taken.length === 0) break; // another loop took them
-      this.lastCommitStartMs = Date.now();
+      this.gathering.started();
       const points = taken.reduce((sum, p) => sum + p.pointCount, 0);
       // Taken from the front of a queue in index order: the first holds the insert's lowest index.
       const fromIndex = taken[0]?.index;
