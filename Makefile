@@ -27,7 +27,11 @@ BUILD_INPUTS := $(shell find api engine workers schemas -name testing -prune -o 
 	$(shell find console -name '*.test.ts' -prune -o -type f -print) \
 	tsconfig.json tsconfig.build.json engine/install/build-dist.mjs
 
-build: $(BUILD_STAMP)
+# Builds are taken one at a time (flock): tests that start the compiled service call
+# `make build` side by side, and on a fresh clone each found dist/ stale and emptied it while
+# another wrote it. Under the lock the second finds the first's stamp and does nothing.
+build: $(NODE_MODULES_STAMP)
+	@flock node_modules/.build-lock $(MAKE) --no-print-directory --silent $(BUILD_STAMP)
 
 $(BUILD_STAMP): $(NODE_MODULES_STAMP) $(BUILD_INPUTS)
 	node engine/install/build-dist.mjs dist
