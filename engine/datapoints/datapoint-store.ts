@@ -39,6 +39,8 @@ SELECT {tenant:String}, arrayJoin({series:Array(UInt64)}), {begin:Int64}, {end:I
 const HIGH_WATER = 'write_version_high_water';
 /** Raw parts at or below which the fold after a bulk load no longer waits for merges. */
 const FOLD_AFTER_PARTS = 8;
+/** No insert for this long, ms, and a fold's minute days may fill the memory kept for them (read-context-follow.ts). */
+const WARM_QUIET_MS = 2_000;
 
 export interface DatapointStoreOptions {
   columnar: ColumnarStore;
@@ -110,7 +112,7 @@ export class DatapointStore {
     this.log = (options.logger ?? rootLogger).child({ module: 'datapoint-store' });
     this.load = new IngestLoad(options.ingestLoad);
     this.insertSlabs = options.slabs ?? new SlabPool({ bytesMax: 256 * 1024 * 1024 });
-    this.follower = new ReadContextFollower(columnar, contexts, this.log);
+    this.follower = new ReadContextFollower(columnar, contexts, this.log, () => this.load.quietFor(WARM_QUIET_MS));
     this.markGate = columnar.kind === 'chdb' ? new MarkOrderGate(() => this.follower.onClock()) : undefined;
     this.merges = columnar.kind === 'chdb' && options.mergeDeferral !== false
       ? new MergeDeferral(columnar, FAMILIES.map((family) => FAMILY_SHAPES[family].rawTable), this.load, this.log, options.mergeDeferral || {})

@@ -11,7 +11,7 @@ import { assertLimit, bindTombstones, contextsOf, rangeList } from './datapoint-
 import { MINUTE_DAYS_SQL, rawBucketsSql, rollupBucketsSql, rollupSql } from './datapoint-read.sql.ts';
 import { FAMILY_SHAPES, MINUTE_BUCKET_MS, ROLLUP_BUCKET_MS, familyOf, floorTo, type Family } from '../tables/families.ts';
 import { bucketRangeList, widenSeriesRanges } from './rollup-ranges.ts';
-import { minuteRows } from './minute-day-rows.ts';
+import { MINUTE_DAY_ROW_BYTES, minuteRows, packMinuteDay } from './minute-day-rows.ts';
 import { bucketStartOf, requestGrid, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_BYTES_MAX, rollupKey, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
 import type { Range, SeriesContext } from './series-context.ts';
@@ -111,8 +111,7 @@ function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: Reado
 const DAY_MS = 86_400_000;
 /** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
 export const MINUTE_DAYS_PER_READ_MAX = 64;
-/** Memory of a held day of minute rows: 1,440 rows of five doubles. */
-const MINUTE_DAY_BYTES = 1_440 * 5 * 8;
+const MINUTES_PER_DAY = 1_440;
 
 /** Whether a sorted, merged range list covers ms. */
 function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
@@ -122,11 +121,6 @@ function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
     if (ms < e) return true;
   }
   return false;
-}
-
-/** Copies of one (series, day) slice of the minute-days answer (an entry must not hold the whole answer's buffers). */
-function sliceDay(columns: MinuteDay, from: number, to: number): MinuteDay {
-  return { bucket: columns.bucket.slice(from, to), n: columns.n.slice(from, to), s: columns.s.slice(from, to), lo: columns.lo.slice(from, to), hi: columns.hi.slice(from, to) };
 }
 
 /**
@@ -150,7 +144,7 @@ export async function loadMinuteDays(
     while (at < series.length && series[at] === id && (all.bucket[at] as number) < day) at++;
     const from = at;
     while (at < series.length && series[at] === id && (all.bucket[at] as number) < day + DAY_MS) at++;
-    const slice = sliceDay(all, from, at);
+    const slice = packMinuteDay(all, from, at, day);
     cache.setMinuteDay(mark, tenant, id, day, slice);
     loaded.set(`${id}:${day}`, slice);
   }
@@ -158,27 +152,50 @@ export async function loadMinuteDays(
 }
 
 /**
- * After a fold, the days of FLOAT series it recomputed are fetched into memory (the
- * first 1m read after a load then runs no statement), unless they would take more than half
- * of the minute days' memory: a round that large (a gateway's steady stream) would only evict
- * what readers hold. Call once the fold's series are reported changed to the cache.
+ * After a fold, the days of FLOAT series it recomputed are fetched into memory (the first 1m
+ * read after a load then runs no statement). While points come, a round whose days would take
+ * more than half of the minute days' memory is left out: a gateway's steady stream refolds the
+ * same days round after round, and fetching them would only evict what readers hold. Once
+ * ingest is quiet (`quiet`: a load has ended) the round's days are fetched up to the whole
+ * memory, the newest days first (what dashboards read), so the days of a load larger than the
+ * memory's half are held too, each day's size estimated from the minutes the fold recomputed
+ * in it (while points come, as a whole day). Call once the fold's series are reported changed
+ * to the cache.
  */
-export async function warmMinuteDays(store: ColumnarStore, cache: ReadContextCache, folded: readonly FoldedMark[]): Promise<void> {
-  const byTenant = new Map<string, Set<string>>();
-  let count = 0;
+export async function warmMinuteDays(
+  store: ColumnarStore, cache: ReadContextCache, folded: readonly FoldedMark[], { quiet = false, bytesMax = MINUTE_DAYS_BYTES_MAX }: { quiet?: boolean; bytesMax?: number } = {},
+): Promise<void> {
+  const minutes = new Map<string, { tenant: string; id: number; day: number; minutes: number }>();
   for (const mark of folded) {
     if (mark.family !== 'float') continue;
-    let days = byTenant.get(mark.tenant);
-    if (!days) byTenant.set(mark.tenant, (days = new Set()));
     for (let day = floorTo(mark.beginMs, DAY_MS); day < mark.endMs; day += DAY_MS) {
-      const key = `${mark.seriesId}:${day}`;
-      if (!days.has(key)) count++;
-      days.add(key);
+      const key = `${mark.tenant}\u0000${mark.seriesId}:${day}`;
+      const covered = (Math.min(mark.endMs, day + DAY_MS) - Math.max(mark.beginMs, day)) / MINUTE_BUCKET_MS;
+      const held = minutes.get(key);
+      if (held) held.minutes += covered;
+      else minutes.set(key, { tenant: mark.tenant, id: mark.seriesId, day, minutes: covered });
     }
   }
-  if (count === 0 || count * MINUTE_DAY_BYTES > MINUTE_DAYS_BYTES_MAX / 2) return;
-  for (const [tenant, days] of byTenant) {
-    const wanted = [...days].map((key) => key.split(':').map(Number) as [number, number]);
+  const budget = quiet ? bytesMax : bytesMax / 2;
+  const days = [...minutes.values()].sort((a, b) => b.day - a.day);
+  let bytes = 0;
+  let taken = 0;
+  for (; taken < days.length; taken++) {
+    // While points come a day counts whole (a gateway's round recomputes a few minutes of days that hold many more).
+    const rows = quiet ? Math.min(Math.ceil((days[taken] as { minutes: number }).minutes), MINUTES_PER_DAY) : MINUTES_PER_DAY;
+    const dayBytes = rows * MINUTE_DAY_ROW_BYTES;
+    if (bytes + dayBytes > budget) break;
+    bytes += dayBytes;
+  }
+  if (taken === 0 || (taken < days.length && !quiet)) return;
+  // Oldest first, so the newest are the last used when memory evicts the least recently used.
+  const byTenant = new Map<string, [number, number][]>();
+  for (const { tenant, id, day } of days.slice(0, taken).reverse()) {
+    let wanted = byTenant.get(tenant);
+    if (!wanted) byTenant.set(tenant, (wanted = []));
+    wanted.push([id, day]);
+  }
+  for (const [tenant, wanted] of byTenant) {
     for (let from = 0; from < wanted.length; from += MINUTE_DAYS_PER_READ_MAX) {
       await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.beginMinuteDays());
     }
@@ -225,8 +242,8 @@ async function minuteDayPartials(
     const buckets = new Map<number, Partial>();
     const dirty = dirtyMinutes.get(id);
     for (const day of held) {
-      for (let i = 0; i < day.bucket.length; i++) {
-        const bucket = day.bucket[i] as number;
+      for (let i = 0; i < day.minute.length; i++) {
+        const bucket = day.dayMs + (day.minute[i] as number) * MINUTE_BUCKET_MS;
         if (bucket < range.start || bucket >= range.end || covers(dirty, bucket)) continue;
         const cell = oneMinute ? bucket : bucketStartOf(range.grid, bucket);
         const n = day.n[i] as number;

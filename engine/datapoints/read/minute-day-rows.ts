@@ -4,10 +4,47 @@
 // of the engine's pipeline.
 import type { Table } from 'apache-arrow';
 import { decodeDecimalColumn } from '../tables/decimal-coding.ts';
+import { MINUTE_BUCKET_MS } from '../tables/families.ts';
 import type { MinuteDay } from './read-context-cache.ts';
 
-/** Every row of the answer: a MinuteDay's columns plus each row's series id. */
-export type MinuteRows = MinuteDay & { series: Float64Array };
+/** Every row of the answer, each column as doubles. */
+export interface MinuteRows {
+  series: Float64Array;
+  /** The minute's bucket start, epoch ms. */
+  bucket: Float64Array;
+  n: Float64Array;
+  s: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+}
+
+/** Bytes a held minute row takes: three doubles, a 32-bit count and a 16-bit minute of the day. */
+export const MINUTE_DAY_ROW_BYTES = 30;
+
+/**
+ * Rows [from, to) of the answer, all of one series and of the UTC day starting at dayMs, as a
+ * held day: one buffer (an entry must not hold the whole answer's buffers), doubles first so
+ * every view is aligned. A minute holds at most 60,000 values (one per millisecond), so the
+ * count fits 32 bits.
+ */
+export function packMinuteDay(rows: MinuteRows, from: number, to: number, dayMs: number): MinuteDay {
+  const length = to - from;
+  const buffer = new ArrayBuffer(length * MINUTE_DAY_ROW_BYTES);
+  const day: MinuteDay = {
+    dayMs,
+    s: new Float64Array(buffer, 0, length),
+    lo: new Float64Array(buffer, length * 8, length),
+    hi: new Float64Array(buffer, length * 16, length),
+    n: new Uint32Array(buffer, length * 24, length),
+    minute: new Uint16Array(buffer, length * 28, length),
+  };
+  day.s.set(rows.s.subarray(from, to));
+  day.lo.set(rows.lo.subarray(from, to));
+  day.hi.set(rows.hi.subarray(from, to));
+  day.n.set(rows.n.subarray(from, to));
+  for (let i = 0; i < length; i++) day.minute[i] = ((rows.bucket[from + i] as number) - dayMs) / MINUTE_BUCKET_MS;
+  return day;
+}
 
 export function minuteRows(table: Table): MinuteRows {
   if (table.numRows === 0) {

@@ -20,7 +20,14 @@ export class ReadContextFollower {
   /** A write or fold failed: replace the read contexts from the tables before the next fold. */
   private stale = false;
 
-  constructor(private readonly columnar: ColumnarStore, readonly contexts: ReadContextCache | undefined, private readonly log: Logger) {}
+  /**
+   * `quiet`: whether ingest has gone quiet (no insert for a while), when a fold's minute days
+   * may take the whole memory kept for them (datapoint-aggregate.ts warmMinuteDays).
+   */
+  constructor(
+    private readonly columnar: ColumnarStore, readonly contexts: ReadContextCache | undefined, private readonly log: Logger,
+    private readonly quiet: () => boolean = () => false,
+  ) {}
 
   /**
    * Runs a write of these series' rows, its dirty ranges and tombstones held in memory from
@@ -81,7 +88,7 @@ export class ReadContextFollower {
     for (const mark of report.folded) contexts.foldedMinutes(mark.tenant, mark.seriesId, mark.beginMs, mark.endMs);
     contexts.changed(contexts.index.applyFold(clock, report.folded, report.remarked ?? []));
     // After the report: a day fetched now is kept unless a later fold reports one of its minutes.
-    await warmMinuteDays(this.columnar, contexts, report.folded)
+    await warmMinuteDays(this.columnar, contexts, report.folded, { quiet: this.quiet() })
       .catch((error: unknown) => this.log.warn({ err: error }, 'could not fetch the folded minute days into memory'));
     return report;
   }
