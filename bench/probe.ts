@@ -87,6 +87,7 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   const workload = new Workload({ seriesCount, pointsPerSeries: opts.phase === 'v2' ? 100_000 : 43_200, requestPoints: 43_200, senderCount: 1 } as never);
   await bulkLoad(http, workload, seriesCount);
   await waitForFold(http);
+  const afterFold = readSmapsRollup(service.mainPid);
   const profile = opts.profile ? await InspectorProfile.attach(service.mainPid) : undefined;
   await profile?.start();
   const perf = opts.perf ? PerfRecord.start(service.mainPid, opts.perf, opts.perfTop) : undefined;
@@ -114,6 +115,8 @@ async function readPhase(service: RunningService, http: HttpClient, opts: ProbeO
   if (profile && opts.profile) await profile.stop(opts.profile);
   if (perf) for (const line of await perf.stop()) console.log(line);
   report(opts.phase, samples);
+  const afterReads = readSmapsRollup(service.mainPid);
+  console.log(`resident after the fold: anonymous ${mib(afterFold.anonBytes)}; after the reads: anonymous ${mib(afterReads.anonBytes)} (read caches included)`);
   if (samples.length > seriesCount) report(`${opts.phase}, each series' first read`, samples.slice(0, seriesCount));
   console.log(`CPU per query: ${(cpu / samples.length * 1000).toFixed(2)} ms`);
   reportStoreMetrics(metricsBefore, await storeMetrics(service.url), 0);
