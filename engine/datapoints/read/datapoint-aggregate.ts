@@ -111,7 +111,8 @@ function rollupStatement(family: Family, range: BucketRange, dirtyMinutes: Reado
 const DAY_MS = 86_400_000;
 /** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
 export const MINUTE_DAYS_PER_READ_MAX = 64;
-const MINUTES_PER_DAY = 1_440;
+/** Memory of a whole held day of minute rows. */
+const MINUTE_DAY_BYTES = 1_440 * MINUTE_DAY_ROW_BYTES;
 
 /** Whether a sorted, merged range list covers ms. */
 function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
@@ -156,49 +157,36 @@ export async function loadMinuteDays(
  * read after a load then runs no statement). While points come, a round whose days would take
  * more than half of the minute days' memory is left out: a gateway's steady stream refolds the
  * same days round after round, and fetching them would only evict what readers hold. Once
- * ingest is quiet (`quiet`: a load has ended) the round's days are fetched up to the whole
- * memory, the newest days first (what dashboards read), so the days of a load larger than the
- * memory's half are held too, each day's size estimated from the minutes the fold recomputed
- * in it (while points come, as a whole day). Call once the fold's series are reported changed
- * to the cache.
+ * ingest is quiet (`quiet`: a load has ended) the round's days are fetched newest first (what
+ * dashboards read) until the next statement's days might not fit the whole memory, counting
+ * what each fetch brought (a day of a load's edge holds few rows), so the days of a load
+ * larger than the memory's half are held too and a round never evicts the days it fetched.
+ * Call once the fold's series are reported changed to the cache.
  */
 export async function warmMinuteDays(
   store: ColumnarStore, cache: ReadContextCache, folded: readonly FoldedMark[], { quiet = false, bytesMax = MINUTE_DAYS_BYTES_MAX }: { quiet?: boolean; bytesMax?: number } = {},
 ): Promise<void> {
-  const minutes = new Map<string, { tenant: string; id: number; day: number; minutes: number }>();
+  const seen = new Set<string>();
+  const days: { tenant: string; id: number; day: number }[] = [];
   for (const mark of folded) {
     if (mark.family !== 'float') continue;
     for (let day = floorTo(mark.beginMs, DAY_MS); day < mark.endMs; day += DAY_MS) {
       const key = `${mark.tenant}\u0000${mark.seriesId}:${day}`;
-      const covered = (Math.min(mark.endMs, day + DAY_MS) - Math.max(mark.beginMs, day)) / MINUTE_BUCKET_MS;
-      const held = minutes.get(key);
-      if (held) held.minutes += covered;
-      else minutes.set(key, { tenant: mark.tenant, id: mark.seriesId, day, minutes: covered });
+      if (!seen.has(key)) days.push({ tenant: mark.tenant, id: mark.seriesId, day });
+      seen.add(key);
     }
   }
-  const budget = quiet ? bytesMax : bytesMax / 2;
-  const days = [...minutes.values()].sort((a, b) => b.day - a.day);
+  if (days.length === 0 || (!quiet && days.length * MINUTE_DAY_BYTES > bytesMax / 2)) return;
+  days.sort((a, b) => b.day - a.day || (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0));
   let bytes = 0;
-  let taken = 0;
-  for (; taken < days.length; taken++) {
-    // While points come a day counts whole (a gateway's round recomputes a few minutes of days that hold many more).
-    const rows = quiet ? Math.min(Math.ceil((days[taken] as { minutes: number }).minutes), MINUTES_PER_DAY) : MINUTES_PER_DAY;
-    const dayBytes = rows * MINUTE_DAY_ROW_BYTES;
-    if (bytes + dayBytes > budget) break;
-    bytes += dayBytes;
-  }
-  if (taken === 0 || (taken < days.length && !quiet)) return;
-  // Oldest first, so the newest are the last used when memory evicts the least recently used.
-  const byTenant = new Map<string, [number, number][]>();
-  for (const { tenant, id, day } of days.slice(0, taken).reverse()) {
-    let wanted = byTenant.get(tenant);
-    if (!wanted) byTenant.set(tenant, (wanted = []));
-    wanted.push([id, day]);
-  }
-  for (const [tenant, wanted] of byTenant) {
-    for (let from = 0; from < wanted.length; from += MINUTE_DAYS_PER_READ_MAX) {
-      await loadMinuteDays(store, tenant, wanted.slice(from, from + MINUTE_DAYS_PER_READ_MAX), cache, cache.beginMinuteDays());
-    }
+  for (let at = 0; at < days.length;) {
+    // One statement's days, one tenant, as many as fit what is left counted as whole days.
+    const count = Math.min(MINUTE_DAYS_PER_READ_MAX, Math.floor((bytesMax - bytes) / MINUTE_DAY_BYTES));
+    if (count === 0) return;
+    const tenant = (days[at] as { tenant: string }).tenant;
+    const wanted: [number, number][] = [];
+    for (; at < days.length && wanted.length < count && (days[at] as { tenant: string }).tenant === tenant; at++) wanted.push([(days[at] as { id: number }).id, (days[at] as { day: number }).day]);
+    for (const day of (await loadMinuteDays(store, tenant, wanted, cache, cache.beginMinuteDays())).values()) bytes += day.s.buffer.byteLength;
   }
 }
 
