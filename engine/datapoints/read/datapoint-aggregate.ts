@@ -179,15 +179,21 @@ export async function warmMinuteDays(
   if (days.length === 0 || (!quiet && days.length * MINUTE_DAY_BYTES > bytesMax / 2)) return;
   days.sort((a, b) => b.day - a.day || (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0));
   let bytes = 0;
-  for (let at = 0; at < days.length;) {
-    // One statement's days, one tenant, as many as fit what is left counted as whole days.
-    const count = Math.min(MINUTE_DAYS_PER_READ_MAX, Math.floor((bytesMax - bytes) / MINUTE_DAY_BYTES));
-    if (count === 0) return;
-    const tenant = (days[at] as { tenant: string }).tenant;
-    const wanted: [number, number][] = [];
-    for (; at < days.length && wanted.length < count && (days[at] as { tenant: string }).tenant === tenant; at++) wanted.push([(days[at] as { id: number }).id, (days[at] as { day: number }).day]);
+  let wanted: [number, number][] = [];
+  let tenant = '';
+  // One statement per tenant's run of days, as many as fit what is left counted as whole days.
+  const fetch = async (): Promise<void> => {
     for (const day of (await loadMinuteDays(store, tenant, wanted, cache, cache.beginMinuteDays())).values()) bytes += day.s.buffer.byteLength;
+    wanted = [];
+  };
+  for (const day of days) {
+    const fits = Math.min(MINUTE_DAYS_PER_READ_MAX, Math.floor((bytesMax - bytes) / MINUTE_DAY_BYTES));
+    if (wanted.length > 0 && (day.tenant !== tenant || wanted.length >= fits)) await fetch();
+    if (Math.floor((bytesMax - bytes) / MINUTE_DAY_BYTES) === 0) return;
+    tenant = day.tenant;
+    wanted.push([day.id, day.day]);
   }
+  if (wanted.length > 0) await fetch();
 }
 
 /** The UTC days a range touches. */

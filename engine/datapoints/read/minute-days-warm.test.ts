@@ -32,6 +32,12 @@ for (const seriesId of SERIES) {
   const float = timestampMs.map((ts) => seriesId + (ts - T0) / 60_000 / 10_000);
   await store.insert({ tenant, writeVersion: store.writeVersions.next(), series: [{ seriesId, valueType: 'FLOAT', timestampMs, float }] });
 }
+/** A second tenant's series 21: one day, the newer one, as the first tenant's day 1. */
+const other = `t-${randomUUID()}`;
+{
+  const timestampMs = Float64Array.from({ length: 1_440 }, (_, i) => T0 + 86_400_000 + i * 60_000);
+  await store.insert({ tenant: other, writeVersion: store.writeVersions.next(), series: [{ seriesId: 21, valueType: 'FLOAT', timestampMs, float: timestampMs.map(() => 21) }] });
+}
 await store.runMaintenance({ includeHot: true });
 
 const folded: FoldedMark[] = SERIES.map((seriesId) => ({ tenant, seriesId, family: 'float', beginMs: T0, endMs: T0 + 2 * DAY }));
@@ -65,4 +71,15 @@ t.test('once ingest is quiet, the newest days are fetched up to the whole budget
   });
   t.equal(bad, undefined, 'each row as written: one value, sum = min = max = the point');
   t.equal(day.s.buffer.byteLength, DAY_BYTES, `one buffer of ${MINUTE_DAY_ROW_BYTES} bytes a row`);
+});
+
+t.test('days of several tenants in one round: each tenant\'s days in statements of their own', async (t) => {
+  const cache = new ReadContextCache();
+  const both: FoldedMark[] = [...folded, { tenant: other, seriesId: 21, family: 'float', beginMs: T0 + DAY, endMs: T0 + 2 * DAY }];
+  await warmMinuteDays(columnar, cache, both, { quiet: true, bytesMax: 5 * DAY_BYTES });
+  t.same(held(cache), ['11:1', '12:1', '13:1', '11:0'].sort(), 'the first tenant: its three newest days, then one older');
+  const day = cache.getMinuteDay(other, 21, T0 + DAY);
+  t.equal(day?.minute.length, 1_440, 'the other tenant\'s day, among the five newest');
+  t.equal(day?.s[0], 21, 'with its own rows');
+  t.equal(cache.getMinuteDay(other, 11, T0 + DAY), undefined, 'no series of one tenant under the other');
 });
