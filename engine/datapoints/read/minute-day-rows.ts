@@ -21,6 +21,11 @@ export interface MinuteRows {
 /** Bytes a held minute row takes: three doubles, a 32-bit count and a 16-bit minute of the day. */
 export const MINUTE_DAY_ROW_BYTES = 30;
 
+/** The memory a held day takes: its one buffer. */
+export function minuteDayBytes(day: MinuteDay): number {
+  return day.s.buffer.byteLength;
+}
+
 /**
  * Rows [from, to) of the answer, all of one series and of the UTC day starting at dayMs, as a
  * held day: one buffer (an entry must not hold the whole answer's buffers), doubles first so

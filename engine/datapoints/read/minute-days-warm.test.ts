@@ -12,7 +12,7 @@ import t from 'tap';
 import { openColumnarStore } from '../../stores/columnar.ts';
 import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
-import { warmMinuteDays } from './datapoint-aggregate.ts';
+import { warmMinuteDays } from './minute-days.ts';
 import { MINUTE_DAY_ROW_BYTES } from './minute-day-rows.ts';
 import { ReadContextCache } from './read-context-cache.ts';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { openColumnarStore, type ColumnarStore } from '../../stores/columnar.ts';
-import { MINUTE_DAYS_PER_READ_MAX } from './datapoint-aggregate.ts';
+import { MINUTE_DAYS_PER_READ_MAX } from './minute-days.ts';
 import { DatapointStore, embeddedColumnarPath } from '../datapoint-store.ts';
 import type { AggregateOptions, SeriesRef } from '../types.ts';
 

@@ -19,6 +19,7 @@
 // depends on every series: kept only while nothing at all is written.
 import { ReadContextIndex } from './read-context-index.ts';
 import { LivePoints } from './live-points.ts';
+import { minuteDayBytes } from './minute-day-rows.ts';
 
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
@@ -258,7 +259,7 @@ export class ReadContextCache {
   /** Keeps a minute day fetched since beginMinuteDays() returned mark, unless a fold reported one of its minutes meanwhile. */
   setMinuteDay(mark: number, tenant: string, seriesId: number, dayMs: number, day: MinuteDay): void {
     const key = `${tenant}\u0000${seriesId}\u0000${dayMs}`;
-    if (this.minuteDayValid(key, mark)) this.minuteDays.set(key, { value: day, dependsOn: 'all', mark }, day.s.buffer.byteLength);
+    if (this.minuteDayValid(key, mark)) this.minuteDays.set(key, { value: day, dependsOn: 'all', mark }, minuteDayBytes(day));
   }
 
   /** The fold recomputed these minutes of a series (call with its report, before its ranges are clean in the index). */

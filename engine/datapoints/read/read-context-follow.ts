@@ -7,7 +7,7 @@
 // is no state in memory (other processes write) and every method does nothing.
 import type { Logger } from '../../log.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
-import { warmMinuteDays } from './datapoint-aggregate.ts';
+import { warmMinuteDays } from './minute-days.ts';
 import type { DirtyRange } from '../write/dirty-ranges.ts';
 import type { PackedBatch } from '../write/packed-batch.ts';
 import type { ReadContextCache } from './read-context-cache.ts';
