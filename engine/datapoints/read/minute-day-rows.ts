@@ -5,7 +5,23 @@
 import type { Table } from 'apache-arrow';
 import { decodeDecimalColumn } from '../tables/decimal-coding.ts';
 import { MINUTE_BUCKET_MS } from '../tables/families.ts';
-import type { MinuteDay } from './read-context-cache.ts';
+
+/**
+ * One series' minute rollup rows of one UTC day, ascending by minute (FLOAT family), as views
+ * over one buffer of 30 bytes a row (packMinuteDay): five doubles a row
+ * held 40 and a whole day's bucket times 11.5 KB of it.
+ */
+export interface MinuteDay {
+  /** The day's first millisecond (UTC). */
+  dayMs: number;
+  /** Each row's minute of the day, 0-1439: its bucket starts at dayMs + minute * 60,000. */
+  minute: Uint16Array;
+  /** Numeric values in the minute. */
+  n: Uint32Array;
+  s: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+}
 
 /** Every row of the answer, each column as doubles. */
 export interface MinuteRows {

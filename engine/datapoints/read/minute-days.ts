@@ -8,8 +8,8 @@ import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import { MINUTE_BUCKET_MS, floorTo } from '../tables/families.ts';
 import { bucketStartOf, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_SQL } from './datapoint-read.sql.ts';
-import { MINUTE_DAY_ROW_BYTES, minuteDayBytes, minuteRows, packMinuteDay } from './minute-day-rows.ts';
-import { MINUTE_DAYS_BYTES_MAX, type MinuteDay, type ReadContextCache } from './read-context-cache.ts';
+import { MINUTE_DAY_ROW_BYTES, minuteDayBytes, minuteRows, packMinuteDay, type MinuteDay } from './minute-day-rows.ts';
+import { MINUTE_DAYS_BYTES_MAX, type ReadContextCache } from './read-context-cache.ts';
 import type { Range } from './series-context.ts';
 
 /** A read's window and grid, as far as the minute days go. */

@@ -19,7 +19,7 @@
 // depends on every series: kept only while nothing at all is written.
 import { ReadContextIndex } from './read-context-index.ts';
 import { LivePoints } from './live-points.ts';
-import { minuteDayBytes } from './minute-day-rows.ts';
+import { minuteDayBytes, type MinuteDay } from './minute-day-rows.ts';
 
 /** Rollup results kept (clean ranges only), and the rows one may hold. */
 export const ROLLUP_RESULTS_MAX = 1_000;
@@ -37,23 +37,6 @@ export const RAW_PAGES_BYTES_MAX = 64 * 1024 * 1024;
  * a statement of 5-8 ms (most of it the engine's fixed cost of reading a part).
  */
 export const MINUTE_DAYS_BYTES_MAX = 64 * 1024 * 1024;
-
-/**
- * One series' minute rollup rows of one UTC day, ascending by minute (FLOAT family), as views
- * over one buffer of 30 bytes a row (minute-day-rows.ts packMinuteDay): five doubles a row
- * held 40 and a whole day's bucket times 11.5 KB of it.
- */
-export interface MinuteDay {
-  /** The day's first millisecond (UTC). */
-  dayMs: number;
-  /** Each row's minute of the day, 0-1439: its bucket starts at dayMs + minute * 60,000. */
-  minute: Uint16Array;
-  /** Numeric values in the minute. */
-  n: Uint32Array;
-  s: Float64Array;
-  lo: Float64Array;
-  hi: Float64Array;
-}
 
 const DAY_MS = 86_400_000;
 
