@@ -8,8 +8,8 @@ import { MINUTE_BUCKET_MS } from '../tables/families.ts';
 
 /**
  * One series' minute rollup rows of one UTC day, ascending by minute (FLOAT family), as views
- * over one buffer of 30 bytes a row (packMinuteDay): five doubles a row
- * held 40 and a whole day's bucket times 11.5 KB of it.
+ * over one buffer of MINUTE_DAY_ROW_BYTES a row (packMinuteDay): five doubles a row took 40
+ * bytes, the whole day's bucket times 11.5 KB of it.
  */
 export interface MinuteDay {
   /** The day's first millisecond (UTC). */
@@ -36,6 +36,9 @@ export interface MinuteRows {
 
 /** Bytes a held minute row takes: three doubles, a 32-bit count and a 16-bit minute of the day. */
 export const MINUTE_DAY_ROW_BYTES = 30;
+
+/** The memory of a whole held day: a row for each of its 1,440 minutes. */
+export const WHOLE_MINUTE_DAY_BYTES = 1_440 * MINUTE_DAY_ROW_BYTES;
 
 /** The memory a held day takes: its one buffer. */
 export function minuteDayBytes(day: MinuteDay): number {

@@ -1,14 +1,15 @@
-// Minute rollup rows of FLOAT series held in memory by whole UTC days (read-context-cache.ts
-// MinuteDay): fetched in one statement for the days a 1m read misses, fetched after a fold for
-// the days it recomputed (warmMinuteDays), and folded into the partials of a grid made of whole
-// minutes (minuteDayPartials), so a panned chart's next window runs no statement.
+// Minute rollup rows of FLOAT series held in memory by whole UTC days (minute-day-rows.ts
+// MinuteDay, kept by read-context-cache.ts): fetched in one statement for the days a 1m read
+// misses, fetched after a fold for the days it recomputed (warmMinuteDays), and folded into the
+// partials of a grid made of whole minutes (minuteDayPartials), so a panned chart's next window
+// runs no statement.
 import { ColumnarParams } from '../../stores/columnar-params.ts';
 import type { ColumnarStore } from '../../stores/columnar.ts';
 import type { FoldedMark } from '../rollups/rollup-fold.ts';
 import { MINUTE_BUCKET_MS, floorTo } from '../tables/families.ts';
 import { bucketStartOf, type BucketGrid } from './aggregate-grid.ts';
 import { MINUTE_DAYS_SQL } from './datapoint-read.sql.ts';
-import { MINUTE_DAY_ROW_BYTES, minuteDayBytes, minuteRows, packMinuteDay, type MinuteDay } from './minute-day-rows.ts';
+import { WHOLE_MINUTE_DAY_BYTES, minuteDayBytes, minuteRows, packMinuteDay, type MinuteDay } from './minute-day-rows.ts';
 import { MINUTE_DAYS_BYTES_MAX, type ReadContextCache } from './read-context-cache.ts';
 import type { Range } from './series-context.ts';
 
@@ -21,8 +22,6 @@ export interface MinutePartial { n: number; s: number; lo: number; hi: number }
 const DAY_MS = 86_400_000;
 /** Series-days a 1m read may take from minute days held in memory; wider reads run the rollup statement. */
 export const MINUTE_DAYS_PER_READ_MAX = 64;
-/** Memory of a whole held day of minute rows. */
-const MINUTE_DAY_BYTES = 1_440 * MINUTE_DAY_ROW_BYTES;
 
 /** Whether a sorted, merged range list covers ms. */
 function covers(ranges: readonly Range[] | undefined, ms: number): boolean {
@@ -86,7 +85,7 @@ export async function warmMinuteDays(
       seen.add(key);
     }
   }
-  if (days.length === 0 || (!quiet && days.length * MINUTE_DAY_BYTES > bytesMax / 2)) return;
+  if (days.length === 0 || (!quiet && days.length * WHOLE_MINUTE_DAY_BYTES > bytesMax / 2)) return;
   days.sort((a, b) => b.day - a.day || (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0));
   let bytes = 0;
   let wanted: [number, number][] = [];
@@ -97,7 +96,7 @@ export async function warmMinuteDays(
     wanted = [];
   };
   /** Whole days that still fit, counting the fetched ones as they came. */
-  const room = (): number => Math.floor((bytesMax - bytes) / MINUTE_DAY_BYTES);
+  const room = (): number => Math.floor((bytesMax - bytes) / WHOLE_MINUTE_DAY_BYTES);
   for (const day of days) {
     if (wanted.length > 0 && (day.tenant !== tenant || wanted.length >= Math.min(MINUTE_DAYS_PER_READ_MAX, room()))) await fetch();
     if (room() === 0) return;
